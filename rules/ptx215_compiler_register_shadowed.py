@@ -20,7 +20,6 @@ class CompilerRegisterShadowed(Rule):
     id = "PTX215"
     name = "compiler-register-shadowed"
     pure = True
-    preview = True
     scope = "statement"
     severity = Severity.WARNING
     needs = ("directives",)

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, NVCC, OUTPUT, run_cached
+from tests.toolchain_cache import INPUT, NVCC, OUTPUT, gpu_program, needs_gpu, run_cached
 
 
 def _ptx215(template: str, operands: str) -> list[str]:
@@ -65,5 +65,50 @@ def test_nvcc_names_an_operand_inside_the_template_s_declaration() -> None:
     names = re.match(r"\.reg \.f32 %f<3>;\s+add\.f32 %f1, %f(\d+), %f(\d+);", block)
     assert names is not None, block[:120]
     assert min(int(n) for n in names.groups()) < 3  # an operand named as one of %f0 to %f2
+    # the output %0 too: the function stores a register that only the template's block wrote
+    stored = re.search(r"// end inline asm\s+st\.global\.f32\s+\[%rd\d+\], %f(\d+);", block)
+    assert stored is not None and int(stored.group(1)) < 3, block[:300]
     [finding] = lint_text(_KERNEL, select=("PTX215",))
+    assert "%f0 to %f2" in finding.message
+
+
+_RUN = r"""
+#include <cstdio>
+__device__ __forceinline__ float shadowed(float a, float b) {
+  float y;
+  asm("{\n\t.reg .f32 %%f<3>;\n\tadd.f32 %%f1, %1, %2;\n\tmul.f32 %0, %%f1, %%f1;\n\t}"
+      : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+__device__ __forceinline__ float renamed(float a, float b) {
+  float y;
+  asm("{\n\t.reg .f32 t<3>;\n\tadd.f32 t1, %1, %2;\n\tmul.f32 %0, t1, t1;\n\t}"
+      : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+__global__ void k(float *out, const float *in) {
+  out[0] = shadowed(in[0], in[1]);
+  out[1] = renamed(in[0], in[1]);
+}
+int main() {
+  float h[4] = {1.5f, 2.25f, 0.f, 0.f}, *d;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  k<<<1, 1>>>(d + 2, d);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%.9g %.9g\n", h[2], h[3]);
+  return cudaGetLastError() != cudaSuccess;
+}
+"""
+
+
+@needs_gpu
+def test_on_a_gpu_the_shadowed_template_loses_its_result(tmp_path) -> None:
+    """(1.5 + 2.25)^2 = 14.0625: the template whose `.reg .f32 %f<3>;` takes the names nvcc
+    gives its operands (and its result's register) computes on its own uninitialized registers
+    and never writes the output; the same template with its registers renamed is right."""
+    shadowed, renamed = gpu_program(str(tmp_path), _RUN, "-arch=sm_80", "-O3")().split()
+    assert float(renamed) == 14.0625
+    assert float(shadowed) != 14.0625
+    [finding] = lint_text(_RUN, select=("PTX215",))
     assert "%f0 to %f2" in finding.message
