@@ -4,10 +4,15 @@ A fix is a list of exact edits and a safety class. Fixes are applied in a fixed 
 their first edit starts, then rule id); one that overlaps an edit already taken waits for the
 next pass, and passes repeat on the re-linted text until nothing changes, so running ``--fix``
 twice changes nothing the second time.
+
+A fix whose result has an error finding the text had not is refused (``_one_pass``): that is
+decided here only, and what a fix run refused is marked on the fix (``Fix.refused``, read by
+``offers_fix``), so that the counts, the reports and the editor's quick fixes all say it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from collections import Counter
@@ -26,17 +31,29 @@ MAX_PASSES = 100
 class FixOutcome:
     """A text with fixes applied, pass after pass: how many applied, and the findings left."""
 
-    __slots__ = ("text", "applied", "findings", "converged")
+    __slots__ = ("text", "applied", "findings", "converged", "refused")
 
     def __init__(
         self, text: str, applied: int, findings: list[Finding], converged: bool = True,
+        refused: Sequence[Fix] = (),
     ) -> None:
         self.text = text
         self.applied = applied  # fixes applied over all passes
-        self.findings = findings  # what remains after the last pass
+        # what remains after the last pass, a fix that pass refused marked (``Fix.refused``)
+        self.findings = findings
         # False when fixes still applied after MAX_PASSES: a fix that re-creates its own finding
         # would grow the file on every run, so such a text is never written
         self.converged = converged
+        self.refused = tuple(refused)  # the fixes of ``findings`` the last pass refused, marked
+
+
+def offers_fix(finding: Finding, unsafe: bool = False) -> bool:
+    """Whether ``--fix`` (with ``unsafe``: ``--unsafe-fixes``) would take the finding's fix:
+    what "N fixable", the ``[*]`` marks and the editor's quick fixes count. A fix the fix run
+    refused is shown, with the reason, and not counted."""
+    fix = finding.fix
+    return (fix is not None and bool(fix.edits) and (fix.safe or unsafe)
+            and fix.refused is None and fix_applies(finding))
 
 
 def fix_applies(finding: Finding) -> bool:
@@ -55,10 +72,51 @@ def _errors(findings: Sequence[Finding]) -> Counter[str]:
     return Counter(f.rule for f in findings if f.severity is Severity.ERROR)
 
 
-def _adds_errors(before: Sequence[Finding], after: Sequence[Finding]) -> bool:
+def added_errors(before: Sequence[Finding], after: Sequence[Finding]) -> str | None:
+    """Why a fix that turned the findings ``before`` into ``after`` is refused: the rules with
+    more error findings after it (None: none)."""
     grown = _errors(after)
     grown.subtract(_errors(before))
-    return any(n > 0 for n in grown.values())
+    rules = sorted(rule for rule, n in grown.items() if n > 0)
+    if not rules:
+        return None
+    names = {f.rule: f.name for f in after if f.rule in grown}
+    return "its result has a new error: " + ", ".join(f"{r} ({names[r]})" for r in rules)
+
+
+def mark_refused(findings: Sequence[Finding], refused: Sequence[Fix]) -> list[Finding]:
+    """``findings`` with each fix equal to one of the ``refused`` fixes (same edits: another
+    lint of the same text gives equal fixes) replaced by that fix, which says why."""
+    if not refused:
+        return list(findings)
+    reasons = {dataclasses.replace(fix, refused=None): fix for fix in refused}
+    out = []
+    for finding in findings:
+        if finding.fix is not None:
+            marked = reasons.get(dataclasses.replace(finding.fix, refused=None))
+            if marked is not None:
+                finding = dataclasses.replace(finding, fix=marked)
+        out.append(finding)
+    return out
+
+
+def refusals(text: str, fixes: Sequence[Fix], findings: list[Finding],
+             lint: Callable[[str], list[Finding]]) -> list[str | None]:
+    """For each of ``fixes`` (of ``findings``, the lint of ``text``) applied alone, as an
+    editor's quick fix applies it: why the fix loop would refuse it (None: it adds no error).
+    Applied together first: one lint where none adds an error, as a fix pass assumes."""
+    usable = [fix for fix in fixes if fix.edits]
+    if not usable:
+        return [None] * len(fixes)
+    together, count = apply_edits(text, usable)
+    if count == len(usable) and added_errors(findings, lint(together)) is None:
+        return [None] * len(fixes)
+    out: list[str | None] = []
+    for fix in fixes:
+        trial, taken = apply_edits(text, [fix])
+        out.append(None if not taken or trial == text
+                   else added_errors(findings, lint(trial)))
+    return out
 
 
 def _order(fix: Fix) -> tuple[int, int, str]:
@@ -141,6 +199,19 @@ def _self_overlap(edits: Sequence[Edit]) -> bool:
     return any(edits[i].span.end > edits[i + 1].span.start for i in range(len(edits) - 1))
 
 
+def refusal_notes(outcome: FixOutcome, after: str = "") -> list[str]:
+    """What ``--fix`` and ``--diff`` say of each fix the fix run refused: where it is in the
+    fixed text, the rule, and why (``after``: how that text is named)."""
+    notes = []
+    for finding in outcome.findings:
+        fix = finding.fix
+        if fix is not None and fix.refused is not None:
+            line = outcome.text.count("\n", 0, finding.span.start) + 1
+            notes.append(f"not fixed: {finding.rule} at line {line}{after} "
+                         f"({fix.description}): {fix.refused}")
+    return notes
+
+
 def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = False,
              findings: list[Finding] | None = None) -> FixOutcome:
     """Fix ``text`` to a fixed point; ``lint`` lints a text and returns its findings.
@@ -155,9 +226,9 @@ def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = Fal
         findings = lint(text)
     applied = 0
     for done in range(MAX_PASSES + 1):
-        new_text, count, new_findings = _one_pass(text, findings, lint, unsafe)
+        new_text, count, new_findings, refused = _one_pass(text, findings, lint, unsafe)
         if count == 0:
-            return FixOutcome(text, applied, findings)
+            return FixOutcome(text, applied, mark_refused(findings, refused), refused=refused)
         if done == MAX_PASSES:
             break
         text, applied, findings = new_text, applied + count, new_findings
@@ -165,20 +236,22 @@ def fix_text(text: str, lint: Callable[[str], list[Finding]], unsafe: bool = Fal
 
 
 def _one_pass(text: str, findings: list[Finding], lint: Callable[[str], list[Finding]],
-              unsafe: bool) -> tuple[str, int, list[Finding]]:
+              unsafe: bool) -> tuple[str, int, list[Finding], list[Fix]]:
     """Every offered fix at once; when that adds an error finding (an unsafe fix made the code
-    worse), the fixes one at a time in their order, each kept only when it adds no error to
-    what is kept before it. Returns the new text, how many fixes it took and its findings."""
+    worse, or a safe one whose result another rule rejects), the fixes one at a time in their
+    order, each kept only when it adds no error to what is kept before it. Returns the new
+    text, how many fixes it took, its findings, and the fixes it refused (marked with why)."""
     fixes = select_fixes(findings, unsafe)
     if not fixes:
-        return text, 0, findings
+        return text, 0, findings, []
     new_text, count = apply_edits(text, fixes)
     if count == 0 or new_text == text:
-        return text, 0, findings
+        return text, 0, findings, []
     new_findings = lint(new_text)
-    if not _adds_errors(findings, new_findings):
-        return new_text, count, new_findings
+    if added_errors(findings, new_findings) is None:
+        return new_text, count, new_findings, []
     kept: list[Fix] = []
+    refused: list[Fix] = []
     new_text, new_findings = text, findings
     for fix in sorted(fixes, key=_order):
         # always applied to ``text`` itself, with the fixes kept so far: the edits' offsets are
@@ -187,10 +260,13 @@ def _one_pass(text: str, findings: list[Finding], lint: Callable[[str], list[Fin
         if taken != len(kept) + 1 or trial == new_text:
             continue
         trial_findings = lint(trial)
-        if not _adds_errors(new_findings, trial_findings):
+        reason = added_errors(new_findings, trial_findings)
+        if reason is None:
             kept.append(fix)
             new_text, new_findings = trial, trial_findings
-    return new_text, len(kept), new_findings
+        else:
+            refused.append(dataclasses.replace(fix, refused=reason))
+    return new_text, len(kept), new_findings, refused
 
 
 def resolved(before: Sequence[Finding], after: Sequence[Finding]) -> dict[str, int]:

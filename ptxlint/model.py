@@ -940,6 +940,9 @@ class Fix:
     description: str
     edits: tuple[Edit, ...]
     safe: bool = True
+    # Why ``--fix`` refused it, where a fix run tried it: its result has an error finding the
+    # text had not (``ptxlint.fix``); None where it applies, or where no fix run tried it.
+    refused: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,7 +105,7 @@ def lint_stdin(
     """The run's result for one in-memory file, and its text after fixes (unchanged without)."""
     # the engine loads here, not with this module: the CLI imports it for STDIN on every run
     from ptxlint.engine import instantiate, lint_source
-    from ptxlint.fix import fix_text, resolved, unified_diff
+    from ptxlint.fix import fix_text, mark_refused, refusal_notes, resolved, unified_diff
     from ptxlint.frontends.cxx.guards import unread_note
 
     rules = instantiate(rule_classes)
@@ -113,6 +113,7 @@ def lint_stdin(
     linted = lint_source(source, rules, context, selector)
     result = RunResult(files=1, seconds=linted.seconds)
     fixed_text = text
+    findings = linted.findings
     if fix_mode and not decode_errors and any(f.fix for f in linted.findings):
         def relint(new_text: str) -> list:
             return lint_source(SourceFile(filename, new_text), rules, context, selector).findings
@@ -123,13 +124,17 @@ def lint_stdin(
         if fixed_rules:
             result.fixed_rules[filename] = fixed_rules
         result.fixed = sum(fixed_rules.values())
+        after = " after the diff" if fix_mode == "diff" and fixed_text != text else ""
+        result.file_notes.extend((filename, note) for note in refusal_notes(fixed, after))
         if fix_mode == "diff":
             diff = unified_diff(filename, text, fixed_text)
             if diff:
                 result.diffs.append(diff)
-        else:
+        elif fixed_text != text:
             source = SourceFile(filename, fixed_text)
             linted = lint_source(source, rules, context, selector)
+        # a fix the fix run refused (its result has a new error) says so on its finding
+        findings = mark_refused(linted.findings, fixed.refused)
     elif fix_mode and decode_errors:
         # a note on a linted input, not a reason it was skipped ("skipped: not fixed")
         result.file_notes.append((filename, "not fixed: the input is not valid UTF-8"))
@@ -138,7 +143,7 @@ def lint_stdin(
         result.file_notes.append((filename, note))
     result.statements = len(linted.statements)
     result.files_with_asm = 1 if linted.statements or linted.skipped_statements else 0
-    result.findings = linted.findings
-    if linted.findings:
+    result.findings = findings
+    if findings:
         result.sources[filename] = source
     return result, fixed_text

@@ -229,3 +229,54 @@ def test_the_editor_hears_when_the_toolkit_cannot_compile_for_arch(tmp_path) -> 
     told.clear()
     Linter(report=told.append).lint(str(source), BAD)
     assert told == []
+
+
+# Three PTX008 findings with safe fixes; the first fix turns '%%r1' into '%r1', a register the
+# compiler numbers (PTX213): --fix refuses it, and the editor is not offered it either.
+REFUSED = (
+    "__device__ void f() {\n"
+    '    asm volatile("mov.u32 %%r1, %%clock;");\n'
+    "}\n"
+    "__device__ void g() {\n"
+    '    asm volatile("{ .reg .u32 t; mov.u32 t, %%clock; }");\n'
+    "}\n"
+)
+
+
+def test_the_linter_tries_each_quick_fix_alone(tmp_path) -> None:
+    linter = Linter()
+    path = str(tmp_path / "k.cu")
+    findings = [f for f in linter.lint(path, REFUSED).findings if f.rule == "PTX008"]
+    fixes = [f.fix for f in findings if f.fix is not None]
+    assert len(fixes) == 3
+    reasons = linter.refusals(path, REFUSED, fixes)
+    writes_r1 = REFUSED.index("%%r1")
+    assert [(f.span.start == writes_r1, r) for f, r in zip(findings, reasons, strict=True)] == [
+        (True, "its result has a new error: PTX213 (undeclared-register)"),
+        (False, None),
+        (False, None),
+    ]
+
+
+def test_a_refused_fix_is_no_quick_fix_but_its_finding_can_be_suppressed() -> None:
+    import dataclasses
+
+    from ptxlint.lsp.actions import ActionRequest, code_actions
+
+    findings = [f for f in lint_text(REFUSED) if f.rule == "PTX008"]
+    first = findings[0]
+    assert first.fix is not None
+    refused = dataclasses.replace(first, fix=dataclasses.replace(first.fix, refused="why"))
+    index = LineIndex(REFUSED)
+
+    def actions_for(finding: Finding) -> list[str]:
+        request = ActionRequest(
+            uri="file:///k.cu", text=REFUSED, index=index, encoding="utf-16",
+            findings=[finding], start=finding.span.start, end=finding.span.end,
+            diagnostics=[], only=None,
+        )
+        return [a.title for a in code_actions(request, RuleDocs({}), lambda: None)]
+
+    assert actions_for(first) == [
+        "Replace '%%' with '%' (PTX008)", "Suppress PTX008 on this line"]
+    assert actions_for(refused) == ["Suppress PTX008 on this line"]

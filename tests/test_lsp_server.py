@@ -437,3 +437,24 @@ async def test_python_buffers_get_triton_diagnostics_fixes_and_suppressions(
     send_edits(client, uri, 2, list(suppress.edit.changes[uri]))
     after = await diagnostics_for(client, uri, version=2, seen=seen)
     assert not [d for d in after if d.code == "PTX505"]
+
+
+@pytest.mark.asyncio
+async def test_no_quick_fix_is_offered_that_adds_an_error(client: Client, tmp_path) -> None:
+    # PTX008's fix of '%%r1' in basic asm writes '%r1', a register the compiler numbers
+    # (PTX213): --fix refuses it, and so does the editor; the fix of '%%clock' is offered
+    text = (
+        "__device__ void f() {\n"
+        '    asm volatile("mov.u32 %%r1, %%clock;");\n'
+        "}\n"
+    )
+    uri = open_document(client, tmp_path / "k.cu", text)
+    diagnostics = await diagnostics_for(client, uri, version=1)
+    line = text.splitlines()[1]
+    by_column = {d.range.start.character: d for d in diagnostics if d.code == "PTX008"}
+    register, clock = by_column[line.index("%%r1")], by_column[line.index("%%clock")]
+    titles = [a.title for a in await code_actions(client, uri, register)]
+    assert not [t for t in titles if t.startswith("Replace")]
+    assert "Suppress PTX008 on this line" in titles
+    offered = [a for a in await code_actions(client, uri, clock) if a.is_preferred]
+    assert [a.title for a in offered] == ["Replace '%%' with '%' (PTX008)"]

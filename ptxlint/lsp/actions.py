@@ -1,7 +1,10 @@
 """Code actions: a quick fix per fixable finding, suppress-on-this-line, fix-all-in-file.
 
 Edits come from the findings' own ``Fix`` objects and from ``fix_text``: the fix engine behind
-``--fix``; this module only turns them into LSP workspace edits.
+``--fix``; this module only turns them into LSP workspace edits. A fix whose result has a new
+error is offered neither by ``--fix`` nor as a quick fix: the server asks the fix engine about
+the fixes of the findings a request covers (``fix.refusals``, a lint per fix, so only when the
+editor asks) and marks them (``Fix.refused``) before the actions are made.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from lsprotocol import types as lsp
 
 from ptxlint.engine import INTERNAL_ERROR
+from ptxlint.fix import offers_fix
 from ptxlint.lsp.capabilities import CODE_ACTION_KINDS, FIX_ALL_KIND
 from ptxlint.lsp.conversions import LineIndex
 from ptxlint.lsp.diagnostics import same_place, to_diagnostic, to_range
@@ -54,9 +58,9 @@ def code_actions(
     if wanted(lsp.CodeActionKind.QuickFix, request.only):
         # one reading of the text for every finding: a range over a whole file can hold thousands
         source = SourceFile("", request.text)
-        for finding in _findings_in_request(request):
+        for finding in findings_in_request(request):
             diagnostic = to_diagnostic(finding, request.index, request.encoding, docs)
-            if finding.fix is not None and finding.fix.edits:
+            if offers_fix(finding, unsafe=True):  # unsafe ones too, labelled: the user reviews
                 actions.append(_quick_fix(request, finding, diagnostic))
             if finding.rule != INTERNAL_ERROR:
                 suppress = suppress_edit(request.text, finding, source)
@@ -72,7 +76,7 @@ def code_actions(
     return actions
 
 
-def _findings_in_request(request: ActionRequest) -> list[Finding]:
+def findings_in_request(request: ActionRequest) -> list[Finding]:
     chosen = []
     for finding in request.findings:
         touches = finding.span.start <= request.end and request.start <= finding.span.end

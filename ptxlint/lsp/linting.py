@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -26,9 +26,9 @@ from ptxlint.config import (
     unknown_selectors_message,
 )
 from ptxlint.engine import FileResult, instantiate, lint_source
-from ptxlint.fix import FixOutcome, fix_text
+from ptxlint.fix import FixOutcome, fix_text, refusals
 from ptxlint.lsp.incremental import IncrementalLinter
-from ptxlint.model import Finding, SourceFile
+from ptxlint.model import Finding, Fix, SourceFile
 from ptxlint.ptx.versions import version_options
 from ptxlint.registry import load_rules, preview_ids
 from ptxlint.rule import Rule, RuleContext
@@ -158,6 +158,18 @@ class Linter:
             return lint_source(source, self.rules, setup.context, setup.selector).findings
 
         return fix_text(text, relint, unsafe)
+
+    def refusals(self, path: str, text: str, fixes: Sequence[Fix]) -> list[str | None]:
+        """For each quick fix offered on ``text``: why ``--fix`` would refuse it (its result,
+        the fix applied alone, has a new error), or None. Asked only for the fixes of the
+        findings a code action request covers, when the editor asks."""
+        setup = self.setup(path)
+
+        def relint(current: str) -> list[Finding]:
+            source = SourceFile(path, current)
+            return lint_source(source, self.rules, setup.context, setup.selector).findings
+
+        return refusals(text, fixes, self.lint(path, text).findings, relint)
 
 
 def _told_elsewhere(message: str) -> None:

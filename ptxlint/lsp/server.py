@@ -16,6 +16,7 @@ see ``rule_docs``) and ``debounceMs``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import sys
@@ -550,6 +551,8 @@ def build_server(options: Options | None = None, service: LintService | None = N
         )
         docs, path = server.docs, document.path
         assert docs is not None
+        if actions.wanted(lsp.CodeActionKind.QuickFix, request.only):
+            request = await _with_refusals(server, path, request)
 
         fixed: list[str] = []
         if actions.wanted(actions.FIX_ALL_KIND, request.only) and any(
@@ -631,6 +634,32 @@ def _completion_item(item: Any, index: LineIndex, encoding: str) -> lsp.Completi
         text_edit=edit,
         insert_text_format=lsp.InsertTextFormat.Snippet if snippet else None,
     )
+
+
+async def _with_refusals(
+    server: PtxlintServer, path: str, request: actions.ActionRequest
+) -> actions.ActionRequest:
+    """``request`` with the fix of each finding it covers marked where ``--fix`` would refuse
+    it (``Fix.refused``: its result has a new error), so that no quick fix adds an error. Asked
+    here, for the few findings of a request, not at each lint: it costs a lint per fix."""
+    chosen = [(f, f.fix) for f in actions.findings_in_request(request)
+              if f.fix is not None and f.fix.edits and f.fix.refused is None]
+    if not chosen:
+        return request
+    try:
+        reply = await server.service.refusals(path, request.text, [fix for _, fix in chosen])
+    except Exception as exc:  # a timeout or a dead worker: the fixes as the lint offered them
+        log.warning("trying the quick fixes of %s failed: %s", path, exc)
+        return request
+    marked: dict[int, Finding] = {}
+    for (finding, fix), reason in zip(chosen, reply.value, strict=True):
+        if reason is not None:
+            marked[id(finding)] = dataclasses.replace(
+                finding, fix=dataclasses.replace(fix, refused=reason))
+    if not marked:
+        return request
+    return dataclasses.replace(
+        request, findings=[marked.get(id(f), f) for f in request.findings])
 
 
 async def _fix_all(server: PtxlintServer, path: str, text: str) -> str:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ptxlint.engine import FileResult
     from ptxlint.fix import FixOutcome
     from ptxlint.lsp.linting import Linter
-    from ptxlint.model import PtxInstruction
+    from ptxlint.model import Fix, PtxInstruction
 
 DEFAULT_DEADLINE_S = 20.0
 STARTUP_S = 120.0  # a worker's imports on a loaded machine
@@ -137,13 +137,15 @@ def _call(
     if text is None:
         return Reply(None, resend=True)
     linter = _linter(generation)
-    value: FileResult | FixOutcome | PtxInstruction | None
+    value: FileResult | FixOutcome | PtxInstruction | list[str | None] | None
     if kind == "lint":
         value = _reply_result(lint_document(linter, path, text))
     elif kind == "instruction":
         from ptxlint.lsp.hover import instruction_at
 
         value = instruction_at(lint_document(linter, path, text).statements, argument)
+    elif kind == "refusals":
+        value = linter.refusals(path, text, argument)
     else:
         value = linter.fix_all(path, text, bool(argument))
     return Reply(value, tuple(problems))
@@ -273,6 +275,10 @@ class LintService:
 
     async def fix_all(self, path: str, text: str, unsafe: bool = False) -> Reply:
         return await self._run("fix", path, text, unsafe)
+
+    async def refusals(self, path: str, text: str, fixes: list[Fix]) -> Reply:
+        """Why ``--fix`` would refuse each of ``fixes`` (None: it would not), for quick fixes."""
+        return await self._run("refusals", path, text, fixes)
 
     async def instruction(self, path: str, text: str, offset: int) -> Reply:
         """The PTX instruction whose opcode is at ``offset`` (None: none), for hover."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ptxlint.model import Finding, Severity
 from ptxlint.report.github_format import display_path
+from ptxlint.report.names import fix_note
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import summary
@@ -39,7 +40,7 @@ def logissue(issue_type: str, message: str, **properties: object) -> str:
 def _message(finding: Finding, result: RunResult) -> str:
     message = f"{finding.rule} {finding.name}: {finding.message}"
     if finding.fix is not None:
-        message += f" (fix{'' if finding.fix.safe else ', unsafe'}: {finding.fix.description})"
+        message += f" (fix{fix_note(finding.fix)}: {finding.fix.description})"
     return with_verdict(message, result, finding)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ptxlint.fix import offers_fix
 from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
@@ -13,7 +14,7 @@ def render(result: RunResult, *, quiet: bool = False) -> str:
     lines = []
     for finding in result.findings:
         r = to_range(result.sources.get(finding.path), finding.span)
-        fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
+        fixable = " [*]" if offers_fix(finding) else ""
         lines.append(
             f"{printable_name(finding.path)}:{r.line}:{r.column}: {finding.rule}{fixable} "
             f"[{finding.severity.value}]{latent_tag(finding)} "

@@ -22,7 +22,7 @@ k.cu:15:20: PTX101 [warning] '%clock' changes while the thread runs, ...
 from __future__ import annotations
 
 from ptxlint.model import Finding, SourceFile
-from ptxlint.report.names import branch_words, printable_name
+from ptxlint.report.names import branch_words, fix_kind, printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import SNIPPET_WIDTH, _window, latent_tag, shown, summary
@@ -116,8 +116,7 @@ def render_finding(finding: Finding, result: RunResult) -> str:
         lines.append(f"{indent}note: {finding.expansion} (#define at "
                      f"{finding.expansion.defined_at})")
     if finding.fix is not None:
-        kind = "" if finding.fix.safe else " (unsafe)"
-        lines.append(f"{indent}fix{kind}: {finding.fix.description}")
+        lines.append(f"{indent}fix{fix_kind(finding.fix)}: {finding.fix.description}")
         if source is not None:
             lines += _fix_lines(finding, source)
     verdict = verdict_text(result, finding)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ptxlint.model import Finding, Severity
+from ptxlint.report.names import fix_note
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.text_format import summary
@@ -55,7 +56,7 @@ def annotation(finding: Finding, result: RunResult) -> str:
     r = to_range(result.sources.get(finding.path), finding.span)
     message = finding.message
     if finding.fix is not None:
-        message += f" (fix{'' if finding.fix.safe else ', unsafe'}: {finding.fix.description})"
+        message += f" (fix{fix_note(finding.fix)}: {finding.fix.description})"
     message = with_verdict(message, result, finding)
     return command(
         COMMANDS[finding.severity],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from ptxlint.fix import offers_fix
 from ptxlint.report.names import printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
@@ -30,7 +31,7 @@ def render(result: RunResult, *, quiet: bool = False, show_info: bool = True) ->
         rows = []
         for finding in group:
             r = to_range(result.sources.get(path), finding.span)
-            fixable = " [*]" if finding.fix is not None and finding.fix.safe else ""
+            fixable = " [*]" if offers_fix(finding) else ""
             head = (f"{finding.rule}{fixable} [{finding.severity.value}]{latent_tag(finding)} "
                     f"{finding.message}")
             rows.append((f"{r.line}:{r.column}", head, verdict_text(result, finding)))

@@ -75,11 +75,14 @@ def fix_dict(fix: Fix, result: RunResult, path: str) -> dict[str, Any]:
                 "content": edit.new_text,
             }
         )
-    return {
+    out: dict[str, Any] = {
         "description": fix.description,
         "applicability": "safe" if fix.safe else "unsafe",
         "edits": edits,
     }
+    if fix.refused is not None:  # only where --fix or --diff refused it: absent otherwise
+        out["refused"] = fix.refused
+    return out
 
 
 def render(result: RunResult) -> str:

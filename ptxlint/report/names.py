@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ptxlint.lazy_regex import on_first_use
 
 if TYPE_CHECKING:
-    from ptxlint.model import Finding
+    from ptxlint.model import Finding, Fix
 
 # C0, DEL and C1 controls, the Unicode line and paragraph separators, and the bidirectional
 # embeddings, overrides and isolates.
@@ -51,3 +51,19 @@ def branch_words(finding: Finding) -> str:
     if finding.path.endswith((".py", ".jl")):
         return f"in the reading where the code takes `{where}`"
     return f"in the #if branch where {where}"
+
+
+def fix_kind(fix: Fix) -> str:
+    """What the text formats write after "fix": its safety, and why --fix refused it."""
+    kind = "" if fix.safe else " (unsafe)"
+    if fix.refused is not None:
+        kind += f" (not applied: {fix.refused})"
+    return kind
+
+
+def fix_note(fix: Fix) -> str:
+    """The same for the one-line formats: ``(fix, unsafe: ...)``."""
+    note = "" if fix.safe else ", unsafe"
+    if fix.refused is not None:
+        note += f", not applied: {fix.refused}"
+    return note

@@ -10,7 +10,7 @@ enclosing function or class) is empty, as pylint leaves it for a module-level me
 from __future__ import annotations
 
 from ptxlint.model import Severity
-from ptxlint.report.names import printable_name
+from ptxlint.report.names import fix_note, printable_name
 from ptxlint.report.positions import to_range
 from ptxlint.report.run_result import RunResult
 from ptxlint.report.verdict_note import with_verdict
@@ -28,7 +28,7 @@ def render(result: RunResult) -> str:
         r = to_range(result.sources.get(finding.path), finding.span)
         message = finding.message
         if finding.fix is not None:
-            message += f" (fix{'' if finding.fix.safe else ', unsafe'}: {finding.fix.description})"
+            message += f" (fix{fix_note(finding.fix)}: {finding.fix.description})"
         message = _one_line(with_verdict(message, result, finding))
         msg_id = f"{CATEGORY[finding.severity]}-{finding.rule}"
         where = printable_name(finding.path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ptxlint.fix import offers_fix
 from ptxlint.model import Severity, SourceFile, Span
 from ptxlint.project import REPOSITORY_URL, rule_help_uri
 from ptxlint.report.run_result import RunResult
@@ -43,7 +44,7 @@ def render(result: RunResult) -> str:
         }
         if finding.rule.startswith("PTX"):
             diagnostic["code"]["url"] = rule_help_uri(finding.rule)
-        if finding.fix is not None and finding.fix.safe and finding.fix.edits:
+        if finding.fix is not None and offers_fix(finding):
             diagnostic["suggestions"] = [
                 {"range": _range(source, edit.span), "text": edit.new_text}
                 for edit in finding.fix.edits

@@ -179,13 +179,17 @@ def fix(finding: Finding, result: RunResult, locator: Locator) -> om.Fix | None:
         return None
     applicability = "safe" if finding.fix.safe else "unsafe"
     description = finding.fix.description + ("" if finding.fix.safe else " (unsafe: review it)")
+    properties = {"applicability": applicability}
+    if finding.fix.refused is not None:  # as the JSON's ``refused``: absent otherwise
+        description += f" (not applied by --fix: {finding.fix.refused})"
+        properties["refused"] = finding.fix.refused
     return om.Fix(
         description=om.Message(text=description),
         artifact_changes=[
             om.ArtifactChange(artifact_location=locator.artifact(finding.path),
                               replacements=replacements)
         ],
-        properties={"applicability": applicability},
+        properties=properties,
     )
 
 

@@ -174,7 +174,15 @@ def _fix(
     count_types: bool,
 ) -> FileOutcome:
     from ptxlint.engine import lint_source
-    from ptxlint.fix import MAX_PASSES, fix_text, resolved, unified_diff, write_atomically
+    from ptxlint.fix import (
+        MAX_PASSES,
+        fix_text,
+        mark_refused,
+        refusal_notes,
+        resolved,
+        unified_diff,
+        write_atomically,
+    )
 
     # Tier-2 types belong to the file as saved: the fix passes work on new text, so they use
     # Tier 1 until the result is written and linted again.
@@ -193,10 +201,14 @@ def _fix(
         outcome.write_error = (f"not fixed: the fixes did not settle after {MAX_PASSES} passes "
                                "(a fix that re-creates its finding); please report this")
         return outcome
+    # a fix refused (its result has a new error) is said, here and on its finding
     if not fixed.applied or fixed.text == source.text:
+        outcome.findings = mark_refused(outcome.findings, fixed.refused)
+        outcome.file_notes.extend(refusal_notes(fixed))
         return outcome
     fixed_rules = resolved(outcome.findings, fixed.findings)
     if fix_mode == "diff":
+        outcome.file_notes.extend(refusal_notes(fixed, " after the diff"))
         outcome.fixed_rules = fixed_rules
         outcome.fixed = sum(fixed_rules.values())
         outcome.diff = unified_diff(source.path, source.text, fixed.text)
@@ -214,6 +226,8 @@ def _fix(
     else:
         new_result = lint_source(new_source, rules, context, selector)
     new_outcome = file_outcome(source.path, new_source, new_result, count_types)
+    new_outcome.findings = mark_refused(new_outcome.findings, fixed.refused)
+    new_outcome.file_notes.extend(refusal_notes(fixed))
     new_outcome.fixed_rules = fixed_rules
     new_outcome.fixed = sum(fixed_rules.values())
     return new_outcome
