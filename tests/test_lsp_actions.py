@@ -258,6 +258,24 @@ def test_the_linter_tries_each_quick_fix_alone(tmp_path) -> None:
     ]
 
 
+def test_quick_fix_verdicts_are_kept_while_the_text_stays(tmp_path, monkeypatch) -> None:
+    # an editor asks for code actions at each move of the cursor: no lint for the same text
+    import ptxlint.lsp.linting as linting
+
+    linter = Linter()
+    path = str(tmp_path / "k.cu")
+    fixes = [f.fix for f in linter.lint(path, REFUSED).findings if f.fix is not None]
+    first = linter.refusals(path, REFUSED, fixes)
+
+    def no_lint(*args: object, **kwargs: object) -> None:
+        raise AssertionError("linted again")
+
+    monkeypatch.setattr(linting, "lint_source", no_lint)
+    assert linter.refusals(path, REFUSED, fixes[::-1]) == first[::-1]
+    with pytest.raises(AssertionError, match="linted again"):
+        linter.refusals(path, REFUSED + "\n", fixes)
+
+
 def test_a_refused_fix_is_no_quick_fix_but_its_finding_can_be_suppressed() -> None:
     import dataclasses
 

@@ -46,6 +46,9 @@ class Setup(NamedTuple):
     context: RuleContext
 
 
+REFUSALS_KEPT = 8  # documents whose quick fixes' verdicts are kept
+
+
 @dataclass
 class Linter:
     """Lints documents by path; caches the configuration per folder until ``invalidate``."""
@@ -59,6 +62,9 @@ class Linter:
     _reported: set[str] = field(default_factory=set)
     # each document's last lint, so that an edit inside one asm template re-reads only it
     incremental: IncrementalLinter = field(default_factory=IncrementalLinter)
+    # per document, the text whose quick fixes were tried and each one's verdict: an editor
+    # asks for code actions at each move of the cursor, the text unchanged
+    _refusals: dict[str, tuple[str, dict[Fix, str | None]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.rule_classes:
@@ -90,6 +96,7 @@ class Linter:
         self._setups.clear()
         self._reported.clear()
         self.incremental.forget()
+        self._refusals.clear()
 
     def config_path(self, path: str) -> str | None:
         folder = os.path.dirname(os.path.abspath(path))
@@ -163,13 +170,22 @@ class Linter:
         """For each quick fix offered on ``text``: why ``--fix`` would refuse it (its result,
         the fix applied alone, has a new error), or None. Asked only for the fixes of the
         findings a code action request covers, when the editor asks."""
-        setup = self.setup(path)
+        held = self._refusals.pop(path, None)
+        known = held[1] if held is not None and held[0] == text else {}
+        self._refusals[path] = (text, known)
+        while len(self._refusals) > REFUSALS_KEPT:  # the documents asked about last
+            del self._refusals[next(iter(self._refusals))]
+        unknown = [fix for fix in dict.fromkeys(fixes) if fix not in known]
+        if unknown:
+            setup = self.setup(path)
 
-        def relint(current: str) -> list[Finding]:
-            source = SourceFile(path, current)
-            return lint_source(source, self.rules, setup.context, setup.selector).findings
+            def relint(current: str) -> list[Finding]:
+                source = SourceFile(path, current)
+                return lint_source(source, self.rules, setup.context, setup.selector).findings
 
-        return refusals(text, fixes, self.lint(path, text).findings, relint)
+            found = refusals(text, unknown, self.lint(path, text).findings, relint)
+            known.update(zip(unknown, found, strict=True))
+        return [known[fix] for fix in fixes]
 
 
 def _told_elsewhere(message: str) -> None:
