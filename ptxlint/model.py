@@ -967,30 +967,6 @@ class Finding:
     latent: str = ""
 
 
-# --------------------------------------------------------------------------- fast makers
-
-
-def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[object, object], None], ...]:
-    """The setters of the slots ``names`` of the frozen, slotted dataclass ``cls``, for the
-    makers that fill an ``object.__new__(cls)`` field by field instead of calling its
-    ``__init__`` (which sets each field through ``object.__setattr__``: a third of the time
-    of the PTX parser and a fifth of the statement reader's, where they make millions). A
-    maker fills every field (but an operand's type, which it may leave empty:
-    ``OperandTypes``), so ``names`` must be all of ``cls``'s fields, in order: where a field
-    was added, this raises at import, and the makers must learn it. ``__post_init__``
-    does not run: a maker makes only values that it would accept."""
-    found = tuple(f.name for f in fields(cls))
-    if found != names:
-        raise RuntimeError(f"{cls.__name__} has fields {found}, its makers fill {names}")
-    setters = []
-    for name in names:
-        field = cls.__dict__[name]
-        # a field made on read is filled in its slot, as any other (the wrapper's own setter
-        # is a Python call)
-        setters.append((field.slot if isinstance(field, MadeOnRead) else field).__set__)
-    return tuple(setters)
-
-
 _MODEL_LLVM = frozenset({"ConstraintEntry", "CallArgument", "LlvmCall"})
 
 

@@ -24,9 +24,9 @@ from ptxlint.model import (
     expression_start,
     expressions,
     operand_offsets,
-    slot_setters,
     types_read,
 )
+from ptxlint.model_slots import slot_setters
 
 _STATEMENT = 'asm volatile("add.s32 %0, %1, %2;" : "=r"(d) : [x] "r"( a + 1 ), "n"(N));'
 

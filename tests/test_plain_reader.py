@@ -18,7 +18,8 @@ from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx import extract as ex
 from ptxlint.frontends.cxx import plain_reader, statement_tokens
 from ptxlint.frontends.cxx.lexer import Token, decode_string_literal, tokens
-from ptxlint.model import Constraint, Operand, SourceFile, Span, slot_setters
+from ptxlint.model import Constraint, Operand, SourceFile, Span
+from ptxlint.model_slots import slot_setters
 from scripts.locations import cuda_include
 
 ROOT = Path(__file__).resolve().parent.parent

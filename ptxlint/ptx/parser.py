@@ -87,8 +87,8 @@ from ptxlint.model import (
     PtxPredicate,
     PtxProblem,
     PtxTemplate,
-    slot_setters,
 )
+from ptxlint.model_slots import slot_setters
 from ptxlint.ptx.comments import mask_comments
 from ptxlint.ptx.percent_tokens import read_dollars, read_percents
 from ptxlint.ptx.separators import first_missing, last_split, splits

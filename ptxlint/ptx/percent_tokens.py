@@ -22,7 +22,8 @@ from collections.abc import Callable
 
 from ptxlint.lazy_regex import POSSESSIVE as _P
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.model import HOLE, PercentToken, slot_setters
+from ptxlint.model import HOLE, PercentToken
+from ptxlint.model_slots import slot_setters
 
 __all__ = ["read_dollars", "read_percents"]
 

@@ -30,7 +30,7 @@ from ptxlint.config import Config, RuleSelector
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import companion, headers
 from ptxlint.frontends.python import PYTHON_EXTENSIONS
-from ptxlint.model import Finding, SourceFile
+from ptxlint.model import SourceFile
 from ptxlint.registry import load_rules
 from ptxlint.report.run_result import RunResult
 from ptxlint.rule import HELPER_CALLS, Rule, RuleContext
@@ -58,7 +58,6 @@ from ptxlint.run.progress import Progress
 
 if TYPE_CHECKING:
     from ptxlint.config_discovery import ConfigResolver
-    from ptxlint.engine import FileResult
     from ptxlint.tier2 import Tier2Session
 
 
@@ -154,83 +153,14 @@ def _lint_path(
     if note is not None:
         outcome.file_notes.append(note)
     if fix_mode and not decode_errors and any(f.fix for f in result.findings):
-        outcome = _fix(source, outcome, rules, context, selector, fix_mode, unsafe_fixes, tier2,
-                       count_types)
+        from ptxlint.run.fix_file import fix_file
+
+        outcome = fix_file(source, outcome, rules, context, selector, fix_mode, unsafe_fixes,
+                           tier2, count_types)
     if tier2 is not None:
         outcome.notes = list(tier2.notes)
     file_memos.release()  # nothing asks about this file again in a batch run
     return outcome
-
-
-def _fix(
-    source: SourceFile,
-    outcome: FileOutcome,
-    rules: Sequence[Rule],
-    context: RuleContext,
-    selector: RuleSelector,
-    fix_mode: str,
-    unsafe: bool,
-    tier2: Tier2Session | None,
-    count_types: bool,
-) -> FileOutcome:
-    from ptxlint.engine import lint_source
-    from ptxlint.fix import (
-        MAX_PASSES,
-        fix_text,
-        mark_refused,
-        refusal_notes,
-        resolved,
-        unified_diff,
-        write_atomically,
-    )
-
-    # Tier-2 types belong to the file as saved: the fix passes work on new text, so they use
-    # Tier 1 until the result is written and linted again.
-    last: list[tuple[str, FileResult]] = []  # the latest relint: that of the fixed text
-
-    def relint(text: str) -> list[Finding]:
-        result = lint_source(SourceFile(source.path, text), rules, context, selector)
-        last[:] = [(text, result)]
-        return result.findings
-
-    # Without Tier 2 the file's own lint is what the first pass would lint again, and the last
-    # relint is the fixed text's: each of the two lints saved is a third of a --fix run.
-    first = outcome.findings if tier2 is None else None
-    fixed = fix_text(source.text, relint, unsafe, findings=first)
-    if not fixed.converged:
-        outcome.write_error = (f"not fixed: the fixes did not settle after {MAX_PASSES} passes "
-                               "(a fix that re-creates its finding); please report this")
-        return outcome
-    # a fix refused (its result has a new error) is said, here and on its finding
-    if not fixed.applied or fixed.text == source.text:
-        outcome.findings = mark_refused(outcome.findings, fixed.refused)
-        outcome.file_notes.extend(refusal_notes(fixed))
-        return outcome
-    fixed_rules = resolved(outcome.findings, fixed.findings)
-    if fix_mode == "diff":
-        outcome.file_notes.extend(refusal_notes(fixed, " after the diff"))
-        outcome.fixed_rules = fixed_rules
-        outcome.fixed = sum(fixed_rules.values())
-        outcome.diff = unified_diff(source.path, source.text, fixed.text)
-        return outcome
-    try:
-        bom = _has_bom(source.path)
-        expected = (("\ufeff" if bom else "") + source.text).encode("utf-8")
-        write_atomically(source.path, fixed.text, bom=bom, expected=expected)
-    except OSError as exc:
-        outcome.write_error = f"could not write fixes: {exc.strerror or exc}"
-        return outcome
-    new_source = SourceFile(source.path, fixed.text)
-    if last and last[0][0] == fixed.text:
-        new_result = last[0][1]
-    else:
-        new_result = lint_source(new_source, rules, context, selector)
-    new_outcome = file_outcome(source.path, new_source, new_result, count_types)
-    new_outcome.findings = mark_refused(new_outcome.findings, fixed.refused)
-    new_outcome.file_notes.extend(refusal_notes(fixed))
-    new_outcome.fixed_rules = fixed_rules
-    new_outcome.fixed = sum(fixed_rules.values())
-    return new_outcome
 
 
 def collected(outcome: FileOutcome, keep_statements: bool = True) -> FileOutcome:
@@ -250,11 +180,6 @@ def collected(outcome: FileOutcome, keep_statements: bool = True) -> FileOutcome
             for f in outcome.findings
         ]
     return outcome
-
-
-def _has_bom(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(3) == b"\xef\xbb\xbf"
 
 
 # --------------------------------------------------------------------------- worker processes

@@ -83,11 +83,10 @@ from ptxlint.model import (
     SourceFile,
     Span,
     new_span,
-    slot_setters,
 )
 
 # the reader fills operands slot by slot (``model_slots``: why)
-from ptxlint.model_slots import O_CTYPE, new
+from ptxlint.model_slots import O_CTYPE, new, slot_setters
 
 ASM_LABEL = "asm label"
 _NON_CODE_NODES = {

@@ -39,7 +39,6 @@ from ptxlint.model import (
     set_constraint_place,
     set_operand_place,
     set_source_map,
-    slot_setters,
 )
 from ptxlint.model_slots import (
     C_LETTERS,
@@ -59,6 +58,7 @@ from ptxlint.model_slots import (
     SPAN_START,
     T_TEXT,
     new,
+    slot_setters,
 )
 
 # The reader's fast path. Most statements are plain: a template of string literals, and operands

@@ -25,7 +25,8 @@ from ptxlint.frontends.cxx.statement_tokens import (
 )
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name, shared_parent
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.model import Context, slot_setters
+from ptxlint.model import Context
+from ptxlint.model_slots import slot_setters
 
 _MACRO_BODY_OWNERS = {"preproc_def", "preproc_function_def"}
 _DEVICE_WORDS = ("__device__", "__global__")
