@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.model import AsmStatement, Finding, Fix, PercentToken, Severity, Span
+from ptxlint.model import HOLE, AsmStatement, Finding, Fix, PercentToken, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -31,7 +31,13 @@ Checks how `%` is spelled, which depends on the kind of statement:
   `%tid.x`, `%r1`): nvcc 13.0 passes it through, clang rejects it (*invalid % escape*), and the
   CUDA inline PTX guide requires `%%` (**warning**). One finding per name, at its first use,
   counting the others, with one fix for them all: a register the template declares and uses
-  as `%rx` throughout is one habit, not a defect per use.
+  as `%rx` throughout is one habit, not a defect per use. A name that starts with `_` or `$`
+  (`%_t`) is not passed through: nvcc 13.0 drops the `%` and that first character, so ptxas
+  reads `t` (still a **warning**: every use is renamed alike);
+- *extended* asm with a single `%` before anything that is not a name, a digit, `%`, `=` or
+  `[` (`add.u64 m, 3%, %4`, `% 2`): nvcc 13.0 drops the `%` *and the character after it*
+  (measured), so ptxas reads `add.u64 m, 3%rd5` with the comma gone; clang rejects it
+  (**error**, no fix: only the author knows what the `%` was for).
 
 `%=` (a number unique to the statement instance) is fine in extended asm with operands.
 
@@ -95,6 +101,10 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
                     "a '%' at the end of an extended asm template crashes nvcc (internal "
                     "compiler error); write '%%' for a literal percent sign",
                 )
+            elif token.kind == "bare" and not token.name:
+                after = statement.template.text[token.end : token.end + 1]
+                if after != HOLE:  # before a piece the front end could not read: unknown
+                    yield self._dropped(statement, after, span)
             elif token.kind == "bare":
                 if bare_names is None:
                     bare_names = {}
@@ -108,15 +118,34 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
                 more = len(uses) - 1
                 also = (f" (and {more} more use{'s' if more > 1 else ''} of it in this "
                         "statement)") if more else ""
+                # nvcc 13.0 drops a '%' together with the character after it unless that is
+                # a letter, a digit, '%', '=' or '[' (measured): '%_t' reaches ptxas as 't'
+                rest = token.name[1:]
+                nvcc = ("nvcc passes it through" if token.name[0].isalpha() else
+                        f"nvcc drops the '%{token.name[0]}', so ptxas reads "
+                        + (f"'{rest}'" if rest else "nothing of it"))
                 yield self.finding(
                     statement,
                     span,
                     f"'%{token.name}' in extended asm must be written '%%{token.name}'{also}: a "
-                    "single '%' introduces an operand (clang rejects it, nvcc passes it through)",
+                    f"single '%' introduces an operand (clang rejects it, {nvcc})",
                     fix=Fix("Escape the register as '%%'", tuple(e for e in edits if e))
                     if all(edits) else None,
                     severity=Severity.WARNING,
                 )
+
+    def _dropped(self, statement: AsmStatement, after: str, span: Span) -> Finding:
+        """A ``%`` before ``after``, a character that starts no operand, escape or name
+        (``3%,``): nvcc 13.0 drops the ``%`` and that character both (measured), so ptxas never
+        sees the character; clang rejects the statement."""
+        shown = {" ": "a space", "\t": "a tab", "\n": "a newline"}.get(after, f"'{after}'")
+        return self.finding(
+            statement,
+            span,
+            f"a single '%' before {shown} in extended asm: nvcc drops the '%' and the character "
+            "after it, so ptxas reads the template without them (clang rejects it); write '%%' "
+            "for a PTX '%', or remove the stray '%'",
+        )
 
     def _verbatim(self, statement: AsmStatement, token: PercentToken,
                   span: Span) -> Iterator[Finding]:
