@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 from ptxlint import file_memos
 from ptxlint.analysis.include_guard import include_guard as _include_guard
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import Target, excluded_by_errors
+from ptxlint.ptx.versions import CudaVersion, cmake_toolkit_gate
 
 _CUDA_FILE = re.compile(r"\.(?:cu|cuh)(?:\.inc)?\Z", re.IGNORECASE)
 
@@ -76,6 +78,31 @@ def include_guard(source: SourceFile) -> str | None:
     return _include_guard(source.text)
 
 
+def toolkit_gate(source: SourceFile) -> tuple[CudaVersion, str] | None:
+    """The newest toolkit gate of the CMakeLists.txt files in the file's folder and the folders
+    above it (``versions.cmake_toolkit_gate``: the whole file under ``if(CUDA_VERSION
+    VERSION_GREATER_EQUAL X)``), with that CMakeLists.txt's path relative to the file's folder:
+    an older toolkit builds nothing there. ``None`` where no folder is gated."""
+    return _folder_gate(os.path.dirname(os.path.abspath(source.path)))
+
+
+@lru_cache(maxsize=4096)
+def _folder_gate(folder: str) -> tuple[CudaVersion, str] | None:
+    parent = os.path.dirname(folder)
+    above = _folder_gate(parent) if parent != folder else None
+    if above is not None:
+        above = (above[0], os.path.join("..", above[1]))
+    try:
+        with open(os.path.join(folder, "CMakeLists.txt"), encoding="utf-8",
+                  errors="replace") as handle:
+            own = cmake_toolkit_gate(handle.read(1 << 20))
+    except OSError:
+        own = None
+    if own is not None and (above is None or own > above[0]):
+        return own, "CMakeLists.txt"
+    return above
+
+
 def traits(source: SourceFile) -> tuple[object, ...]:
     """Every fact above, for the memo's key: once per file."""
     return (
@@ -84,4 +111,5 @@ def traits(source: SourceFile) -> tuple[object, ...]:
         spells_volatile_underscores(source),
         excluded_targets(source),
         include_guard(source),
+        toolkit_gate(source),
     )

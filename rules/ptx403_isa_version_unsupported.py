@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.file_traits import toolkit_gate
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.instructions import instruction_ptx_requirement
 from ptxlint.ptx.toolkit import oldest_compiling
@@ -44,6 +45,14 @@ the statement's `#if` guards ask for it:
 Without a setting, a statement whose guards test no toolkit version, or bound it only from
 above (the fallback of `#if CUDA_VERSION >= 12090`), is not reported: its oldest toolkit is
 the project's to say.
+
+A folder whose `CMakeLists.txt` (its own or one above it) puts every command inside
+`if(CUDA_VERSION VERSION_GREATER_EQUAL X) ... endif()` (`CUDAToolkit_VERSION`,
+`CMAKE_CUDA_COMPILER_VERSION`, or `NOT ... VERSION_LESS X` alike, no `else`) adds no target
+and no subdirectory with an older toolkit: the files under it are held to CUDA X where the
+project's oldest toolkit, or a guard, admits an older one. A vendored TensorRT-LLM folder
+gated on CUDA 12.8 inside a project that asks for CUDA 11.8 is not told that its `wgmma`
+breaks the 11.8 build.
 
 Each toolkit's ptxas accepts PTX up to its own ISA version: CUDA 12.4 knows PTX ISA 8.4, 12.8
 knows 8.7, 13.0 knows 9.0, and before CUDA 9 the numbers differ: 8.0 knows 5.0, 7.5 4.3 (the
@@ -105,7 +114,15 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
         configured = context.options.get("min_cuda_version")
         since = configured if isinstance(configured, tuple) else None
         analysis = analysis_of(statement)
-        oldest = oldest_compiling(analysis.guards, statement.context.guard_macros, since)
+        macros = statement.context.guard_macros
+        gate = toolkit_gate(statement.source)
+        if gate is not None and since is not None and gate[0] <= since:
+            gate = None  # the project's own oldest toolkit already builds the folder
+        if gate is not None and since is not None:
+            since = gate[0]  # the folder is built from a newer toolkit on than the project
+        oldest = oldest_compiling(analysis.guards, macros, since)
+        if oldest is not None and gate is not None and oldest[0] < gate[0]:
+            oldest = oldest_compiling(analysis.guards, macros, gate[0])
         if oldest is None:
             return  # no toolkit certainly compiles it, or nothing says which is the oldest
         version, accepted = oldest
@@ -124,7 +141,14 @@ asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1
             first = cuda_for_ptx(needed)
             since_text = f"CUDA {format_cuda(first)} or newer" if first else "a newer CUDA"
             span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
-            if version == since:
+            if gate is not None and version == gate[0]:
+                message = (
+                    f"'{instruction.mnemonic}' needs PTX ISA {format_ptx(needed)} ('{feature}': "
+                    f"{since_text}), but {gate[1]} builds this folder from CUDA "
+                    f"{format_cuda(version)} on, whose ptxas accepts PTX ISA "
+                    f"{format_ptx(accepted)} at most: the build breaks there unless a "
+                    "CUDA_VERSION guard keeps that toolkit out")
+            elif version == since:
                 source = context.options.get("min_cuda_version_source")
                 where = f" (find_package in {source})" if source else ""
                 message = (

@@ -26,6 +26,7 @@ __all__ = [
     "NEWEST_KNOWN",
     "CudaVersion",
     "cmake_min_cuda",
+    "cmake_toolkit_gate",
     "cuda_for_ptx",
     "format_cuda",
     "format_ptx",
@@ -137,6 +138,46 @@ def cmake_min_cuda(text: str) -> CudaVersion | None:
         except ValueError:  # older than the table (FindCUDA's 7.5): no version it can hold to
             return None
     return found.pop() if len(found) == 1 else None
+
+
+# A CMake command: its name and its parenthesised arguments (nested parentheses one deep, as in
+# `if((A) AND B)`); `if`, `elseif`, `else` and `endif` are what the gate reads.
+_COMMAND = on_first_use(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(((?:[^()]|\([^()]*\))*)\)")
+# `${CUDA_VERSION} VERSION_GREATER_EQUAL "12.8"` (FindCUDA's variable, CUDAToolkit's, or the
+# compiler's own), or the same bound written `NOT ... VERSION_LESS 12.8`.
+_GATE = on_first_use(
+    r"\s*(NOT\s+)?\"?(?:\$\{)?(?:CUDA_VERSION|CUDA_VERSION_STRING|CUDAToolkit_VERSION|"
+    r"CMAKE_CUDA_COMPILER_VERSION)\}?\"?\s+(VERSION_GREATER_EQUAL|VERSION_LESS)\s+"
+    r"\"?(\d+\.\d+(?:\.\d+)?)\"?\s*")
+
+
+def cmake_toolkit_gate(text: str) -> CudaVersion | None:
+    """The CUDA toolkit a CMakeLists.txt builds anything with: X where every command of the
+    file lies inside one ``if(CUDA_VERSION VERSION_GREATER_EQUAL X) ... endif()`` with no
+    ``else``/``elseif`` (``CUDAToolkit_VERSION``, ``CMAKE_CUDA_COMPILER_VERSION``, or ``NOT ...
+    VERSION_LESS X`` alike). With an older toolkit the folder adds no target and no
+    subdirectory: nothing under it is compiled. ``None`` for any other file."""
+    text = re.sub(r"#[^\n]*", "", text)  # line comments
+    commands = [(m.group(1).lower(), m.group(2)) for m in _COMMAND().finditer(text)]
+    if len(commands) < 2 or commands[0][0] != "if" or commands[-1][0] != "endif":
+        return None
+    gate = _GATE().fullmatch(commands[0][1])
+    if gate is None or bool(gate.group(1)) != (gate.group(2) == "VERSION_LESS"):
+        return None
+    depth = 0
+    for index, (name, _) in enumerate(commands):
+        if name == "if":
+            depth += 1
+        elif name == "endif":
+            depth -= 1
+            if depth == 0 and index != len(commands) - 1:
+                return None  # the first `if` closes before the file ends
+        elif name in ("else", "elseif") and depth == 1:
+            return None  # an older toolkit takes the other branch
+    try:
+        return parse_cuda_version(gate.group(3))
+    except ValueError:
+        return None
 
 
 def version_options(cuda_version: str | None, min_cuda_version: str | None,
