@@ -21,7 +21,6 @@ class IsaVersionUnsupported(Rule):
     id = "PTX403"
     name = "isa-version-unsupported"
     pure = True
-    preview = True
     scope = "statement"
     severity = Severity.ERROR
     summary = "Instruction needs a newer PTX ISA than the oldest supported CUDA toolkit has"
@@ -77,7 +76,7 @@ CUDA 11.3 compiles the branch.
 `cuda-version` is a different setting: the toolkit whose ptxas the instruction verdicts of
 PTX204/PTX206/PTX207 are for. A form that toolkit rejects too (`cvt.rn.bf16x2.e2m1x2`, new in
 CUDA 13.2, under the default 13.0), or a spelling no form has, is PTX204's one finding: this
-rule says nothing of it. This rule is in preview.
+rule says nothing of it.
 
 ## Why is this bad?
 The build breaks on the toolkits the project (or the guard) says it supports: ptxas stops with

@@ -107,12 +107,12 @@ def test_ptx403_needs_min_cuda_version_and_names_both_versions() -> None:
     assert lint_text(SOURCE, select=("PTX403",), context=newer) == []
 
 
-def test_ptx403_is_a_preview_rule_read_from_cmake(tmp_path, capsys) -> None:
+def test_ptx403_reads_the_oldest_toolkit_from_cmake(tmp_path, capsys) -> None:
     (tmp_path / "k.cu").write_text(SOURCE)
-    (tmp_path / "CMakeLists.txt").write_text("find_package(CUDAToolkit 12.4 REQUIRED)\n")
+    (tmp_path / ".ptxlint.toml").write_text("")  # the folder whose CMakeLists.txt is read
     main(["check", str(tmp_path / "k.cu"), "--no-cache", "--select", "PTX403"])
-    assert "PTX403" not in capsys.readouterr().out  # not in preview: off
-    (tmp_path / ".ptxlint.toml").write_text("preview = true\n")
+    assert "PTX403" not in capsys.readouterr().out  # no oldest toolkit: nothing to hold it to
+    (tmp_path / "CMakeLists.txt").write_text("find_package(CUDAToolkit 12.4 REQUIRED)\n")
     main(["check", str(tmp_path / "k.cu"), "--no-cache", "--select", "PTX403"])
     out = capsys.readouterr().out
     assert "PTX403" in out and "find_package in CMakeLists.txt" in out
