@@ -47,7 +47,8 @@ the project's to say.
 
 A folder whose `CMakeLists.txt` (its own or one above it) puts every command inside
 `if(CUDA_VERSION VERSION_GREATER_EQUAL X) ... endif()` (`CUDAToolkit_VERSION`,
-`CMAKE_CUDA_COMPILER_VERSION`, or `NOT ... VERSION_LESS X` alike, no `else`) adds no target
+`CMAKE_CUDA_COMPILER_VERSION`, or `NOT ... VERSION_LESS X` alike, alone or AND-ed with other
+conditions, no `else`) adds no target
 and no subdirectory with an older toolkit: the files under it are held to CUDA X where the
 project's oldest toolkit, or a guard, admits an older one. A vendored TensorRT-LLM folder
 gated on CUDA 12.8 inside a project that asks for CUDA 11.8 is not told that its `wgmma`

@@ -32,6 +32,11 @@ endif()
      (12, 4)),
     ('if(NOT CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "12.0")\nadd_subdirectory(a)\nendif()',
      (12, 0)),
+    # the bound AND-ed with other conditions still holds; OR-ed, it does not
+    ('if ((SM STREQUAL "90" OR SM STREQUAL "90a") AND ${CUDA_VERSION} VERSION_GREATER_EQUAL '
+     '"12.8")\n  add_library(x x.cu)\nendif()\n', (12, 8)),
+    ('if (SM STREQUAL "90" OR ${CUDA_VERSION} VERSION_GREATER_EQUAL "12.8")\n'
+     '  add_library(x x.cu)\nendif()\n', None),
     # an older toolkit builds something here: the other branch, a command outside the `if`
     (_GATED.replace("    add_subdirectory(common)\n", "    add_subdirectory(common)\nelse()\n"),
      None),

@@ -155,14 +155,15 @@ def cmake_toolkit_gate(text: str) -> CudaVersion | None:
     """The CUDA toolkit a CMakeLists.txt builds anything with: X where every command of the
     file lies inside one ``if(CUDA_VERSION VERSION_GREATER_EQUAL X) ... endif()`` with no
     ``else``/``elseif`` (``CUDAToolkit_VERSION``, ``CMAKE_CUDA_COMPILER_VERSION``, or ``NOT ...
-    VERSION_LESS X`` alike). With an older toolkit the folder adds no target and no
-    subdirectory: nothing under it is compiled. ``None`` for any other file."""
+    VERSION_LESS X`` alike; alone or AND-ed with other conditions). With an older toolkit the
+    folder adds no target and no subdirectory: nothing under it is compiled. ``None`` for any
+    other file."""
     text = re.sub(r"#[^\n]*", "", text)  # line comments
     commands = [(m.group(1).lower(), m.group(2)) for m in _COMMAND().finditer(text)]
     if len(commands) < 2 or commands[0][0] != "if" or commands[-1][0] != "endif":
         return None
-    gate = _GATE().fullmatch(commands[0][1])
-    if gate is None or bool(gate.group(1)) != (gate.group(2) == "VERSION_LESS"):
+    gate = _conjunct_gate(commands[0][1])
+    if gate is None:
         return None
     depth = 0
     for index, (name, _) in enumerate(commands):
@@ -175,9 +176,36 @@ def cmake_toolkit_gate(text: str) -> CudaVersion | None:
         elif name in ("else", "elseif") and depth == 1:
             return None  # an older toolkit takes the other branch
     try:
-        return parse_cuda_version(gate.group(3))
+        return parse_cuda_version(gate)
     except ValueError:
         return None
+
+
+def _conjunct_gate(condition: str) -> str | None:
+    """The version X of a toolkit bound (``CUDA_VERSION VERSION_GREATER_EQUAL X``) that the
+    ``if`` condition requires: the whole condition, or one operand of a top-level ``AND``
+    (``(SM STREQUAL "90") AND ${CUDA_VERSION} VERSION_GREATER_EQUAL "12.8"``). A top-level
+    ``OR`` (which binds looser than ``AND``) requires none."""
+    depth, start, conjuncts = 0, 0, []
+    for m in re.finditer(r"[()]|\b(AND|OR)\b", condition):
+        if m.group() == "(":
+            depth += 1
+        elif m.group() == ")":
+            depth -= 1
+        elif depth == 0 and m.group() == "OR":
+            return None
+        elif depth == 0:
+            conjuncts.append(condition[start:m.start()])
+            start = m.end()
+    conjuncts.append(condition[start:])
+    for conjunct in conjuncts:
+        conjunct = conjunct.strip()
+        while conjunct.startswith("(") and conjunct.endswith(")"):
+            conjunct = conjunct[1:-1].strip()
+        gate = _GATE().fullmatch(conjunct)
+        if gate is not None and bool(gate.group(1)) == (gate.group(2) == "VERSION_LESS"):
+            return gate.group(3)
+    return None
 
 
 def version_options(cuda_version: str | None, min_cuda_version: str | None,
