@@ -353,7 +353,9 @@ SETTINGS: tuple[Setting, ...] = (
         "and then holds it to the oldest toolkit the guards admit. "
         "Without the setting, a top-level CMakeLists.txt next to the configuration (or in "
         "the working directory) naming exactly one version in find_package(CUDAToolkit X) "
-        "(or the older find_package(CUDA X)) supplies it. "
+        "(or the older find_package(CUDA X)) supplies it. A folder whose CMakeLists.txt "
+        "builds nothing unless if(CUDA_VERSION VERSION_GREATER_EQUAL X) holds is held to X "
+        "where this is older. "
         "cuda-version is the toolkit the verdicts are for; this is the oldest one they must "
         "also hold for. --min-cuda-version replaces it.",
         'min-cuda-version = "12.4"', ("--min-cuda-version",),
