@@ -13,6 +13,7 @@ from ptxlint.ptx.pragmas import (
     PER_FUNCTION_MACROS,
     PER_FUNCTION_REJECTED,
     pragmas_of,
+    unsupported,
 )
 from ptxlint.ptx.targets import left_out_where_defined
 from ptxlint.rule import Rule, RuleContext
@@ -32,8 +33,9 @@ class UnsupportedPragma(Rule):
 Reads the strings of each `.pragma` directive in a template and flags:
 
 - a string whose name the PTX ISA does not have (its pragmas are `nounroll`,
-  `used_bytes_mask`, `frequency` and `enable_smem_spilling`; names are case-sensitive): a
-  warning;
+  `used_bytes_mask`, `frequency` and `enable_smem_spilling`; names are case-sensitive), whose
+  name follows whitespace (`" nounroll"`), or `nounroll` with anything after it
+  (`"nounroll 4"`): a warning;
 - `used_bytes_mask` or `frequency` without its argument: an error;
 - `enable_smem_spilling` where no `#if` around the statement leaves out the builds whose ptxas
   compiles function by function: `-rdc=true` (nvcc defines `__CUDACC_RDC__`) and `-G`
@@ -45,7 +47,8 @@ statements (their `#if` guards); a Python DSL's template gets the first two only
 
 ## Why is this bad?
 Checked with ptxas 13.0 in a kernel's body: an unknown pragma assembles with "ptxas warning :
-Pragma 'unroll' unsupported" and does nothing, so a misspelt `nounroll` or
+Pragma 'unroll' unsupported" (the whole string quoted: "Pragma 'nounroll 4' unsupported") and
+does nothing, so a misspelt `nounroll` or
 `enable_smem_spilling` silently loses its effect; `.pragma "frequency";` stops the build
 ("Argument(s) to pragma 'frequency' cannot be empty"). `enable_smem_spilling` (PTX ISA 9.0)
 is taken in whole-program compilation only: built with `-rdc=true` (without `-dlto`), or with
@@ -85,15 +88,17 @@ __global__ void kernel(float* x) {
                 continue
             for pragma in pragmas_of(directive.text, directive.start):
                 span = self.template_span(statement, pragma.start, pragma.end)
-                if pragma.name not in KNOWN:
-                    close = difflib.get_close_matches(pragma.name.lower(), sorted(KNOWN), 1, 0.75)
+                if unsupported(pragma):
+                    close = [pragma.name] if pragma.name in KNOWN else difflib.get_close_matches(
+                        pragma.name.lower(), sorted(KNOWN), 1, 0.75)
                     meant = f" (did you mean '{close[0]}'?)" if close else ""
                     yield self.finding(
                         statement, span,
-                        f"ptxas does not know the pragma '{pragma.name}'{meant}: it assembles "
-                        f"with \"Pragma '{pragma.name}' unsupported\" and does nothing; the "
+                        f"ptxas does not know the pragma '{pragma.text}'{meant}: it assembles "
+                        f"with \"Pragma '{pragma.text}' unsupported\" and does nothing; the "
                         "PTX ISA's pragmas are nounroll, used_bytes_mask, frequency and "
-                        "enable_smem_spilling")
+                        "enable_smem_spilling, each at the start of its string (nounroll "
+                        "alone in it)")
                 elif pragma.name in ARGUMENT_TAKING and not pragma.has_argument:
                     yield self.finding(
                         statement, span,

@@ -112,6 +112,25 @@ __global__ void k(float* x) {
     assert "did you mean" not in found[1][1]
 
 
+def test_ptxas_matches_the_whole_string_and_the_message_quotes_it() -> None:
+    text = """\
+__global__ void k(float* x) {
+  asm volatile(".pragma \\"unroll 4\\";");
+  asm volatile(".pragma \\"nounroll 4\\";");
+  asm volatile(".pragma \\" nounroll\\";");
+  asm volatile(".pragma \\"enable_smem_spilling 1\\";");
+  asm volatile(".pragma \\"used_bytes_mask 0x3\\";");
+}
+"""
+    found = [(line, message) for line, message, _ in _pragma_findings(text)
+             if "unsupported" in message]
+    assert [line for line, _ in found] == [2, 3, 4]
+    assert "\"Pragma 'unroll 4' unsupported\"" in found[0][1]
+    assert "\"Pragma 'nounroll 4' unsupported\"" in found[1][1]
+    assert "did you mean 'nounroll'" in found[1][1]
+    assert "\"Pragma ' nounroll' unsupported\"" in found[2][1]
+
+
 def test_an_argument_taking_pragma_needs_its_argument() -> None:
     text = """\
 __global__ void k(float* x) {
@@ -154,6 +173,10 @@ _BUILD_MODES_OUT = "!defined(__CUDACC_RDC__) && !defined(__CUDACC_DEBUG__)"
 @pytest.mark.parametrize(("pragma", "guard", "flags", "ptxas_says"), [
     ("nounroll", None, (), None),
     ("no_unroll", None, (), "ptxas warning : Pragma 'no_unroll' unsupported"),
+    ("unroll 4", None, (), "ptxas warning : Pragma 'unroll 4' unsupported"),
+    ("nounroll 4", None, (), "ptxas warning : Pragma 'nounroll 4' unsupported"),
+    (" nounroll", None, (), "ptxas warning : Pragma ' nounroll' unsupported"),
+    ("used_bytes_mask 0x3", None, (), None),
     ("frequency", None, (), "Argument(s) to pragma 'frequency' cannot be empty"),
     ("enable_smem_spilling", None, (), None),  # whole-program compilation takes it
     ("enable_smem_spilling", None, ("-rdc=true",),
@@ -179,6 +202,6 @@ def test_ptxas_says_what_ptx405_reports(pragma: str, guard: str | None,
     if ptxas_says is not None:
         [(_, message, _)] = found
         assert ptxas_says.removeprefix("ptxas warning : ") in message
-    elif guard is not None or pragma == "nounroll":
+    elif guard is not None or not pragma.startswith("enable_smem_spilling"):
         assert found == []
     # the unguarded spilling pragma built whole-program: its finding speaks of the other builds

@@ -6,7 +6,10 @@ Strings"): ``nounroll``, ``used_bytes_mask <mask>``, ``frequency <n>`` and, from
 
 * a string it does not know (``unroll``, ``noprefetch``, ``NOUNROLL``: the names are
   case-sensitive) assembles with "ptxas warning : Pragma 'unroll' unsupported" and does
-  nothing;
+  nothing; the warning quotes the whole string ("Pragma 'unroll 4' unsupported"). A known name
+  after whitespace (``" nounroll"``, ``" frequency 2"``) is unknown too, and ``nounroll`` is
+  known only as the whole string: ``"nounroll 4"`` and ``"nounroll "`` are unsupported, where
+  ``"enable_smem_spilling 1"`` is taken;
 * ``used_bytes_mask`` and ``frequency`` without their argument stop it: "Argument(s) to pragma
   'frequency' cannot be empty";
 * ``enable_smem_spilling`` is taken in whole-program compilation only: with ``-rdc=true``
@@ -26,11 +29,13 @@ from ptxlint.model import HOLE
 
 __all__ = [
     "ARGUMENT_TAKING", "KNOWN", "PER_FUNCTION_MACROS", "PER_FUNCTION_REJECTED", "Pragma",
-    "pragmas_of",
+    "pragmas_of", "unsupported",
 ]
 
 KNOWN = frozenset({"nounroll", "used_bytes_mask", "frequency", "enable_smem_spilling"})
 ARGUMENT_TAKING = frozenset({"used_bytes_mask", "frequency"})
+# known only as the whole string: anything after the name makes it an unknown pragma
+WHOLE_STRING = frozenset({"nounroll"})
 # taken only where ptxas compiles the whole program at once
 PER_FUNCTION_REJECTED = frozenset({"enable_smem_spilling"})
 # nvcc's macros for the options that make ptxas compile function by function
@@ -43,12 +48,22 @@ _FILLED = on_first_use(rf"[%${{{HOLE}]")
 
 class Pragma(NamedTuple):
     """One string of a ``.pragma`` directive: its name (the first word), whether anything
-    follows the name, and where the name is in the template (``[start, end)``)."""
+    follows the name, where the name is in the template (``[start, end)``), and the string as
+    written (what ptxas quotes)."""
 
     name: str
     has_argument: bool
     start: int
     end: int
+    text: str
+
+
+def unsupported(pragma: Pragma) -> bool:
+    """Whether ptxas ignores the string as a pragma it does not know ("Pragma '...'
+    unsupported"): an unknown name, whitespace before the name, or ``nounroll`` with anything
+    after it."""
+    return (pragma.name not in KNOWN or pragma.text[:1].isspace()
+            or (pragma.name in WHOLE_STRING and pragma.text != pragma.name))
 
 
 def pragmas_of(directive_text: str, directive_start: int) -> tuple[Pragma, ...]:
@@ -63,5 +78,5 @@ def pragmas_of(directive_text: str, directive_start: int) -> tuple[Pragma, ...]:
         words = body.split()
         offset = match.start(1) + body.index(words[0])
         start = directive_start + offset
-        out.append(Pragma(words[0], len(words) > 1, start, start + len(words[0])))
+        out.append(Pragma(words[0], len(words) > 1, start, start + len(words[0]), body))
     return tuple(out)
