@@ -171,3 +171,49 @@ def test_an_alternative_that_holds_for_new_targets_too_is_reported_once(tmp_path
     assert kernel[old.span.start : old.span.end] == "SHFL_DOWN(v, 16)"  # the first use
     assert old.expansion is not None
     assert old.expansion.defined_at == f"{tmp_path / 'shfl.cuh'}:5"
+
+
+# A macro argument is macro-replaced before it is substituted (C11 6.10.3.1), so a `#` of the
+# macro it is passed on to stringifies its value: `ST_BASE(v, p, REG)` below has the
+# constraint "h" or "r" (nvcc -E), never "REG", though `ST(v, p, REG)` has "REG".
+_REG_ARMS = """\
+#ifdef FAST
+  #define REG h
+#else
+  #define REG r
+#endif
+#define ST(v, p, mod) asm volatile("st.global.u16 [%0], %1;" : : "l"(p), #mod(v))
+#define ST_BASE(v, p, mod) ST(v, p, mod)
+#define STR(x) #x
+#define XSTR(x) STR(x)
+"""
+
+
+def test_a_stringified_argument_takes_each_definition_of_its_macro() -> None:
+    text = _REG_ARMS + "__device__ void f(short v, short* p) { ST_BASE(v, p, REG); }\n"
+    fast, slow = _expanded(text)
+    assert [o.constraint.text for o in fast.operands] == ["l", "h"]
+    assert [o.constraint.text for o in slow.operands] == ["l", "r"]
+    assert "defined(FAST)" in fast.context.guards
+    assert "!(defined(FAST))" in slow.context.guards
+    assert lint_text(text, select=("PTX002", "PTX003")) == []
+
+
+def test_a_name_stringified_as_written_stays_the_name() -> None:
+    text = _REG_ARMS + "__device__ void f(short v, short* p) { ST(v, p, REG); }\n"
+    assert {f.rule for f in lint_text(text, select=("PTX002", "PTX003"))} == {"PTX002", "PTX003"}
+
+
+def test_a_string_made_of_a_macro_with_several_definitions_is_not_read_as_its_name() -> None:
+    text = _REG_ARMS + ('__device__ void f(short v, short* p) {\n'
+                        '  asm volatile("st.global.u16 [%0], %1;" : : "l"(p), XSTR(REG)(v));\n}\n')
+    assert lint_text(text, select=("PTX002", "PTX003")) == []
+
+
+def test_an_include_guarded_header_keeps_its_alternatives() -> None:
+    # the header's own `#define H` before the use does not make its `#ifndef H` false there
+    text = "#ifndef K_H\n#define K_H\n" + SHFL + (
+        "__device__ int f(int v) {\n  SHFL_DOWN(v, 16);\n  return v;\n}\n#endif\n")
+    templates = sorted(s.template.text for s in _expanded(text, "k.cuh"))
+    assert templates == ["shfl.down.b32 %0, %0, %1, 0x1f;",
+                         "shfl.sync.down.b32 %0, %0, %1, 0x1f, 0xffffffff;"]

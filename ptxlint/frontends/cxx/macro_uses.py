@@ -261,12 +261,25 @@ def expand_alternatives(
             continue
         held = site_guards + tuple(g for d in chosen.values() for g in d.guards)
         for d in fork:
-            guards = held + d.guards
+            guards = _without_own_include_guard(table, held + d.guards)
             if not holds_for_no_target(guards, guard_macros.inside(use.start, guards)):
                 pending.append(({**chosen, d.name: d}, first or d))
         if len(done) + len(pending) > MAX_ALTERNATIVES:
             return f"macro {use.name}: over {MAX_ALTERNATIVES} combinations of its definitions"
     return done
+
+
+def _without_own_include_guard(table: MacroTable, guards: tuple[str, ...]) -> tuple[str, ...]:
+    """``guards`` without the file's own include guard (``#ifndef H`` / ``#define H``, the
+    ``#define`` under that one condition alone), which holds wherever the file is read, but
+    which the file's own ``#define H`` before the use would decide false."""
+    first = guards[0] if guards else ""
+    if not first.startswith("!defined("):
+        return guards
+    name = first[len("!defined(") : -1].strip()
+    if not any(d.guards == (first,) for d in table.own.defines.get(name, ())):
+        return guards
+    return tuple(g for g in guards if g != first)
 
 
 def invocation_text(text: str, use: Use) -> str:

@@ -292,11 +292,18 @@ class Expander:
         # (``MacroTable.alternatives``), where one was chosen for this expansion
         self.chosen = chosen or {}
         # the names of ``watched`` (asm-bearing ones) left unexpanded for want of one
-        # definition, in the order met
+        # definition, in the order met; and those of any macro so left in an argument that a
+        # ``#`` then stringifies (``_undecided_in``)
         self.watched = watched
         self.undecided: list[str] = []
 
-    def expand(self, toks: Sequence[XToken]) -> list[XToken]:
+    def expand(self, toks: Sequence[XToken], argument: bool = False) -> list[XToken]:
+        """``toks`` fully macro-replaced. ``argument``: they are a macro argument replaced
+        before substitution (C11 6.10.3.1); a macro there that has several definitions which
+        may be in force, and none chosen, stays as its name, painted (its name in its hide
+        set), so that a ``#`` of an enclosing macro that stringifies it knows the name is not
+        the argument's value: ``XSTR(REG)`` with ``#if A`` / ``#define REG h`` / ``#else`` /
+        ``#define REG r`` is ``"h"`` or ``"r"``, never ``"REG"``."""
         out: list[XToken] = []
         stack = list(reversed(toks))
         lookup, at = self.table.lookup, self.at  # one call a name
@@ -315,6 +322,10 @@ class Expander:
             if d is None:
                 if t.text in self.watched and t.text not in self.undecided:
                     self.undecided.append(t.text)
+                elif argument and t.kind == "ident" and \
+                        len(self.table.alternatives(t.text, at)) > 1:
+                    t = _tuple_new(XToken, (t.kind, t.text, t.spans, t.hide | {t.text},
+                                            t.space_before))
                 out.append(t)
                 continue
             if len(t.hide) >= MAX_NESTING:
@@ -358,6 +369,7 @@ class Expander:
         while i < n:
             t = body[i]
             if params and t.text in ("#", "%:") and i + 1 < n and body[i + 1].text in args:
+                self._undecided_in(args[body[i + 1].text])
                 out.append(_stringify(args[body[i + 1].text], t))
                 placemarker = False
                 i += 2
@@ -380,7 +392,7 @@ class Expander:
                     piece = list(raw)
                 else:
                     if t.text not in expanded:
-                        expanded[t.text] = self.expand(raw)
+                        expanded[t.text] = self.expand(raw, True)
                     piece = expanded[t.text]
             else:
                 piece = [t]
@@ -410,6 +422,15 @@ class Expander:
             result[0] = _with_space(result[0], space_before)
         return result
 
+    def _undecided_in(self, arg: list[XToken]) -> None:
+        """Note in ``undecided`` each macro that an argument's replacement left as its name
+        for want of one definition (painted by ``expand``), where ``#`` stringifies that
+        argument: the string is one of its definitions' spellings, not the name."""
+        for t in arg:
+            if t.kind == "ident" and t.text in t.hide and t.text not in self.undecided \
+                    and t.text not in self.chosen and self.table.lookup(t.text, self.at) is None:
+                self.undecided.append(t.text)
+
     def _substitute_inner(
         self,
         inner: Sequence[XToken],
@@ -420,7 +441,7 @@ class Expander:
         for t in inner:
             if t.kind == "ident" and t.text in args:
                 if t.text not in expanded:
-                    expanded[t.text] = self.expand(args[t.text])
+                    expanded[t.text] = self.expand(args[t.text], True)
                 out.extend(expanded[t.text])
             else:
                 out.append(t)
@@ -607,6 +628,8 @@ def expand_to_string(
     try:
         out = expander.expand(from_source(text, toks))
     except ExpansionError:
+        return None
+    if expander.undecided:  # a string made from a macro with several definitions: unknown
         return None
     if not out or not all(t.kind in ("string", "raw") for t in out):
         return None
