@@ -83,7 +83,19 @@ def toolkit_gate(source: SourceFile) -> tuple[CudaVersion, str] | None:
     above it (``versions.cmake_toolkit_gate``: the whole file under ``if(CUDA_VERSION
     VERSION_GREATER_EQUAL X)``), with that CMakeLists.txt's path relative to the file's folder:
     an older toolkit builds nothing there. ``None`` where no folder is gated."""
-    return _folder_gate(os.path.dirname(os.path.abspath(source.path)))
+    return toolkit_gate_at(source.path)
+
+
+def toolkit_gate_at(path: str) -> tuple[CudaVersion, str] | None:
+    """``toolkit_gate`` of the file at ``path``: what a cached result's key holds, since the
+    gate is read from files other than the source and its headers."""
+    return _folder_gate(os.path.dirname(os.path.abspath(path)))
+
+
+def forget_toolkit_gates() -> None:
+    """Read the CMakeLists.txt files again from now on: a run, or a language server told that
+    one changed, sees them as they are."""
+    _folder_gate.cache_clear()
 
 
 @lru_cache(maxsize=4096)
@@ -92,12 +104,15 @@ def _folder_gate(folder: str) -> tuple[CudaVersion, str] | None:
     above = _folder_gate(parent) if parent != folder else None
     if above is not None:
         above = (above[0], os.path.join("..", above[1]))
-    try:
-        with open(os.path.join(folder, "CMakeLists.txt"), encoding="utf-8",
-                  errors="replace") as handle:
-            own = cmake_toolkit_gate(handle.read(1 << 20))
-    except OSError:
-        own = None
+    own = None
+    cmake = os.path.join(folder, "CMakeLists.txt")
+    # a stat first: most folders have none, and a warm run opens no file it need not read
+    if os.path.isfile(cmake):
+        try:
+            with open(cmake, encoding="utf-8", errors="replace") as handle:
+                own = cmake_toolkit_gate(handle.read(1 << 20))
+        except OSError:
+            pass
     if own is not None and (above is None or own > above[0]):
         return own, "CMakeLists.txt"
     return above

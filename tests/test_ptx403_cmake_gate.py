@@ -101,3 +101,46 @@ def test_a_gated_folder_is_still_held_to_its_own_toolkit(
     [(name, message)] = _findings(tmp_path, capsys)
     assert name == "new.cuh" and "st.async" in message
     assert "CMakeLists.txt builds this folder from CUDA 12.0 on" in message
+
+
+def test_a_cached_result_is_not_kept_past_an_edit_of_the_folder_gate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    """The gate is read from a CMakeLists.txt, neither the file nor a header of it: the result
+    cache's key holds it, and each run reads the CMakeLists.txt files again."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "CMakeLists.txt").write_text("find_package(CUDA 11.8 REQUIRED)\n")
+    gated = tmp_path / "dev"
+    gated.mkdir()
+    (gated / "CMakeLists.txt").write_text(_GATED)
+    (gated / "new.cuh").write_text(_HEADER)
+    out = tmp_path / "out.json"
+
+    def cached_run() -> list[str]:
+        main(["check", str(gated), "--no-progress", "--select", "PTX403", "--fail-on", "never",
+              "--output-format", "json", "-o", str(out)])
+        capsys.readouterr()
+        return [f["rule"] for f in json.loads(out.read_text())["findings"]]
+
+    assert cached_run() == []  # CUDA 12.8 builds dev/: both instructions are in its PTX ISA
+    assert cached_run() == []  # from the cache
+    (gated / "CMakeLists.txt").write_text("add_subdirectory(common)\n")  # 11.8 builds it now
+    assert cached_run() == ["PTX403", "PTX403"]
+
+
+def test_the_language_server_reads_a_changed_cmakelists_after_it_is_told(
+        tmp_path: Path) -> None:
+    from ptxlint.lsp.linting import Linter, is_config_file
+
+    (tmp_path / "CMakeLists.txt").write_text("find_package(CUDA 11.8 REQUIRED)\n")
+    gated = tmp_path / "dev"
+    gated.mkdir()
+    (gated / "CMakeLists.txt").write_text(_GATED)
+    path = str(gated / "new.cuh")
+    linter = Linter(report=lambda message: None)
+    assert [f.rule for f in linter.lint(path, _HEADER).findings] == []
+    (gated / "CMakeLists.txt").write_text("add_subdirectory(common)\n")
+    assert is_config_file(str(gated / "CMakeLists.txt"))
+    linter.invalidate()  # what a watched file's change or a save of it calls
+    found = linter.lint(path, _HEADER).findings
+    assert found and all(f.rule == "PTX403" for f in found)

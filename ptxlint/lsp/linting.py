@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ptxlint import rule_memo
+from ptxlint import file_traits, rule_memo
 from ptxlint.config import (
     Config,
     ConfigError,
@@ -35,7 +35,8 @@ from ptxlint.rule import Rule, RuleContext
 from ptxlint.run.discover import DEFAULT_EXTENSIONS
 
 # Files whose change can change any file's configuration.
-CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml"})
+# CMakeLists.txt: the oldest toolkit (min-cuda-version) and a folder's toolkit gate (PTX403)
+CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml", "CMakeLists.txt"})
 
 
 class Setup(NamedTuple):
@@ -97,6 +98,7 @@ class Linter:
         self._reported.clear()
         self.incremental.forget()
         self._refusals.clear()
+        file_traits.forget_toolkit_gates()
 
     def config_path(self, path: str) -> str | None:
         folder = os.path.dirname(os.path.abspath(path))

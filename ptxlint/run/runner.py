@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ptxlint import collector, file_memos
+from ptxlint import collector, file_memos, file_traits
 from ptxlint.config import Config, RuleSelector
 from ptxlint.frontends import tree_reuse
 from ptxlint.frontends.cxx import companion, headers
@@ -479,7 +479,10 @@ def _key(
     """The result's key: the file's digest and its headers' fingerprint (a result reads both),
     the rules that run on it and the settings they read."""
     rules_key = _rules_key(selector, rule_classes, path)
-    return cache.key_of_digest(path, record[1] + record[6], rules_key + _context_key(context))
+    # the folder's CMake toolkit gate (PTX403) is read from neither the file nor its headers
+    gate = repr(file_traits.toolkit_gate_at(path))
+    return cache.key_of_digest(
+        path, record[1] + record[6], rules_key + _context_key(context) + gate)
 
 
 def result_cache(rule_classes: Sequence[type[Rule]], config: Config) -> ResultCache:
@@ -522,6 +525,7 @@ def run(
     headers.forget_headers()
     include_graph.forget()
     companion.forget()
+    file_traits.forget_toolkit_gates()
     tier2 = _with_include_dirs(tier2, paths)
     headers.set_include_dirs(tier2.include_dirs)
     cache = None
