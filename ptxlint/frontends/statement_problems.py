@@ -9,12 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
-    "DIRECTIVE_INSIDE", "UNTERMINATED", "directive_inside", "missing_comma", "spells_offsets",
-    "unread_operand", "unterminated",
+    "BROKEN_LITERAL", "DIRECTIVE_INSIDE", "UNTERMINATED", "directive_inside", "left_out",
+    "missing_comma", "spells_offsets", "unread_operand", "unterminated",
 ]
 
 UNTERMINATED = "unterminated asm statement: no closing parenthesis"
 DIRECTIVE_INSIDE = "preprocessor directive inside the statement"
+BROKEN_LITERAL = "unterminated string literal in the template"
+# A string literal ends at its line's end only where its closing quote is missing: nvcc rejects
+# the file, and what the template would spell is no one's reading (the lexer's guess).
+_BROKEN_LITERAL_SKIP = (
+    "a string literal of the template runs to the end of its line (nvcc: missing closing "
+    "quote), so the file does not compile; in CUDA C++ held in a Python string that is not raw, "
+    "each '\\n' becomes a line break"
+)
 _AT_OFFSET = " at offset "
 
 
@@ -28,6 +36,11 @@ def missing_comma(at: int) -> str:
 
 def unterminated(problems: Iterable[str]) -> bool:
     return UNTERMINATED in problems
+
+
+def left_out(problems: Iterable[str]) -> str | None:
+    """Why a statement with these problems is left out rather than linted, or None."""
+    return _BROKEN_LITERAL_SKIP if BROKEN_LITERAL in problems else None
 
 
 def directive_inside(problems: Iterable[str]) -> bool:

@@ -67,7 +67,7 @@ from ptxlint.frontends.cxx.statement_tokens import (
     keyword_tokens,
 )
 from ptxlint.frontends.extraction import WHOLE, ExtractionResult, Share
-from ptxlint.frontends.statement_problems import directive_inside
+from ptxlint.frontends.statement_problems import directive_inside, left_out
 from ptxlint.frontends.syntax_tree import (
     NodeFinder,
     ParsedSource,
@@ -392,6 +392,10 @@ def _finish(
     if verdict.dialect != "ptx":
         if context.expansion is None:  # an expansion's statement is counted at its #define
             result.skipped.append((span.start, f"{verdict.dialect}: {verdict.reason}"))
+        return
+    if (reason := left_out(raw.problems)) is not None:  # nvcc never reads what it spells
+        if context.expansion is None:
+            result.skipped.append((span.start, reason))
         return
     operands = raw.operands
     if lookup is not None:

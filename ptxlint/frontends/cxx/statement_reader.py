@@ -12,6 +12,7 @@ from ptxlint.frontends.cxx.macros import ExpandedString, MacroTable, expand_to_s
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_tokens import QUALIFIERS
 from ptxlint.frontends.statement_problems import (
+    BROKEN_LITERAL,
     DIRECTIVE_INSIDE,
     UNTERMINATED,
     unread_operand,
@@ -152,7 +153,7 @@ class StatementReader:
                         ends.extend(range(at + first_end, at + first_end + count))
                 chars.append(spelled)
                 if not terminated:
-                    self.problems.append("unterminated string literal in the template")
+                    self.problems.append(BROKEN_LITERAL)
                 pieces.append(TemplatePiece(kind, Span(at, end), begin, begin + len(spelled)))
                 i += 1
                 continue
