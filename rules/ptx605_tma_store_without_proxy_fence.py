@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.buffer_regions import indexed_past
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_STORE, FENCE_PROXY, SHARED_WRITE
@@ -27,7 +28,7 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
         if element and not offset and how in ("write", "readwrite") and byte < store.start]
     writes.extend((s.start, f"`{s.instruction.mnemonic}`", s) for s in flow.steps
                   if s.kind == SHARED_WRITE and (s.start, s.order) < (store.start, store.order)
-                  and flow.place(s, s.event.memory) == place)
+                  and _writes_at(flow, s, place))
     for byte, how, step in sorted(writes, key=lambda w: w[0], reverse=True):
         if flow.exclusive(byte, store.start) or flow.lambda_at(byte) != flow.lambda_at(
                 store.start):
@@ -40,6 +41,16 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
             return None
         return byte, how
     return None
+
+
+def _writes_at(flow: FunctionFlow, write: Step, place: tuple[str, str]) -> bool:
+    """``write`` (an ``st.shared``, ``stmatrix``) writes where the store reads: the same place,
+    or that place plus a run-time index (``out + lane * 16``, as ``out[i] = v`` is a write of
+    ``out`` whatever ``i``)."""
+    trail: list[str] = []
+    there = flow.place(write, write.event.memory, trail)
+    return there is not None and there[0] == place[0] and (
+        there == place or indexed_past(flow, trail, place[1]))
 
 
 class TmaStoreWithoutProxyFence(Rule):
@@ -58,10 +69,13 @@ Flags a bulk copy that reads the CTA's shared memory through the async proxy (a 
 stores (C++ `buf[i] = v`, `st.shared`, `stmatrix`) and no `fence.proxy.async.shared::cta` (or
 `fence.proxy.async`) lies between the last such write and the copy. The buffer is the variable
 behind the copy's shared-memory operand (through `__cvta_generic_to_shared`, casts, locals
-defined once and up to three calls of same-file or included-project helpers). Where it cannot
-be named, where a call ptxlint cannot read lies between the write and the copy (the fence may
-be there: CUTLASS's `fence_view_async_shared()`), or where the two are in the two arms of one
-`if`, the rule is silent. This rule is in preview.
+defined once and up to three calls of same-file or included-project helpers). An `st.shared`
+or `stmatrix` writes that buffer where its address is the copy's own plus run-time indices
+(`out_addr + lane * 16`: `p + i` is `&p[i]`); one that adds a constant (`smem + 4096`), or a
+name whose value ptxlint cannot see, may write another region of a raw buffer, and does not
+count. Where the buffer cannot be named, where a call ptxlint cannot read lies between the
+write and the copy (the fence may be there: CUTLASS's `fence_view_async_shared()`), or where
+the two are in the two arms of one `if`, the rule is silent. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 

@@ -35,6 +35,7 @@ from typing import Protocol
 import tree_sitter
 
 from ptxlint.analysis.flow_constants import MAX_CHAIN
+from ptxlint.analysis.flow_syntax import compact, pointer_arithmetic
 from ptxlint.frontends.cxx.c_types import (
     BUILTIN_TYPES,
     CASTS,
@@ -45,8 +46,8 @@ from ptxlint.frontends.cxx.c_types import (
 from ptxlint.frontends.syntax_tree import ParsedSource, parse_expression
 from ptxlint.model import AsmStatement, PtxOperand
 
-__all__ = ["Region", "copy_region", "memory_region", "read_region", "region_reads",
-           "variable_region"]
+__all__ = ["Region", "copy_region", "indexed_past", "memory_region", "read_region",
+           "region_reads", "variable_region"]
 
 Node = tree_sitter.Node
 Region = tuple[str, int]  # (the buffer variable, the byte offset of the region in it)
@@ -90,6 +91,8 @@ class Flow(Protocol):
     def owner(self) -> object: ...
     @property
     def parameters(self) -> tuple[str, ...]: ...
+    @property
+    def template_parameters(self) -> frozenset[str]: ...
     def uses_of(self, name: str) -> list[tuple[int, str, bool]]: ...
     def constant(self, expression: str, depth: int = 0) -> int | None: ...
     def text(self, node: Node) -> str: ...
@@ -138,6 +141,125 @@ def region_reads(flow: Flow, region: Region | None) -> list[int]:
                 and found_region[0] == region[0]:
             found.extend(byte for byte in reads if read_region(flow, name, byte) == region)
     return sorted(found)
+
+
+def indexed_past(flow: Flow, trail: list[str], offset: str) -> bool:
+    """Whether an address is another plus a run-time index: ``trail`` is the chain
+    ``FunctionFlow.place`` followed for the first (its own expression first, down to the
+    variable), ``offset`` the place offset of the second, in the same variable. The chain's
+    pointer arithmetic must end with that of ``offset``, and each step of it before that add to
+    the address it starts from only terms that are run-time values (:func:`_varying`):
+    ``p + i`` is ``&p[i]`` (C++ [expr.sub]: ``E1[E2]`` is ``*((E1)+(E2))``), an element of
+    what ``p`` points to. A constant term (``p + 4096``, a name whose value ptxlint cannot
+    see) may move it to another region of a raw buffer: then not."""
+    steps = [t for t in trail if pointer_arithmetic(t) or t.startswith("this:")]
+    base = offset.split("|") if offset else []
+    extra = len(steps) - len(base)
+    if extra <= 0 or [compact(t) for t in steps[extra:]] != base:
+        return False
+    return all(_adds_index(flow, step) for step in steps[:extra])
+
+
+def _adds_index(flow: Flow, text: str) -> bool:
+    """``text`` (through parentheses, casts and conversions of one argument) is a sum whose
+    first term is the address it moves and every other term a run-time value added to it."""
+    node = parse_expression(text)
+    while node is not None and node.type in ("parenthesized_expression", "cast_expression",
+                                              "call_expression"):
+        if node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+            continue
+        arguments = node.child_by_field_name("arguments") \
+            if node.type == "call_expression" else node
+        values = _operands(arguments) if arguments is not None else []
+        node = values[0] if len(values) == 1 else None
+    terms = _terms(node) if node is not None else None
+    return terms is not None and len(terms) > 1 and all(sign > 0 for sign, _ in terms) and \
+        all(_varying(flow, term, 0) for _, term in terms[1:])
+
+
+# the locals found to hold run-time values, per flow; how many definitions deep one is read
+_INDICES: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()
+_INDEX_CHAIN = 8
+# what scales a value without adding a constant to it (``i * 16``, ``i / 2``, ``i ^ k``)
+_SCALES = frozenset({"*", "/", "%", "<<", ">>", "&", "|", "^"})
+
+
+def _varying(flow: Flow, node: Node, depth: int) -> bool:
+    """``node`` is a run-time value with no compile-time constant added to it: a thread's
+    coordinate, a parameter, a call's result (a lane or warp index), a local written more than
+    once (a loop's counter) or defined once by such a value and not ``constexpr``; a sum of
+    such values, or one scaled by anything. A constant term anywhere in a sum (``i + 4096``,
+    ``(i + OFFSET) * 16``), a name ptxlint cannot see, a choice or an element read: no."""
+    if depth > MAX_CHAIN or flow.constant(_source(node)) is not None:
+        return False
+    kind = node.type
+    if kind == "parenthesized_expression":
+        inner = _operands(node)
+        return len(inner) == 1 and _varying(flow, inner[0], depth)
+    if kind == "cast_expression":
+        value = node.child_by_field_name("value")
+        return value is not None and _varying(flow, value, depth)
+    if kind == "binary_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return False
+        if _operator(node) in _SUM:
+            return _varying(flow, left, depth) and _varying(flow, right, depth)
+        return _operator(node) in _SCALES and (
+            _varying(flow, left, depth) or _varying(flow, right, depth))
+    if kind == "call_expression":
+        function, arguments = node.child_by_field_name("function"), \
+            node.child_by_field_name("arguments")
+        cast = function.child_by_field_name("name") if function is not None and \
+            function.type == "template_function" else None
+        if cast is None or _source(cast) not in _NAMED_CASTS:
+            return function is not None  # a call's result: known when it runs
+        args = _operands(arguments) if arguments is not None else []
+        return len(args) == 1 and _varying(flow, args[0], depth)
+    if kind == "field_expression":
+        argument = node.child_by_field_name("argument")
+        return argument is not None and _source(argument) in _BUILTINS
+    return kind == "identifier" and _index_variable(flow, _source(node), depth)
+
+
+def _index_variable(flow: Flow, name: str, depth: int) -> bool:
+    """``name`` holds a run-time value: a thread's coordinate, a parameter, or a local never
+    declared ``constexpr`` that is written where its value is not read (``++i``, a compound
+    assignment: a loop's counter) or given a value that reads such a value or a call's result
+    anywhere (``lane / 8``, ``warp - 4``: arithmetic on an index is the index's own)."""
+    if name in _BUILTINS or name in flow.parameters:
+        return True
+    known = _INDICES.setdefault(flow, set())
+    if name in known:
+        return True
+    values = flow.definitions.get(name)
+    if values is None or depth > _INDEX_CHAIN or flow.constant(name) is not None or \
+            not _declared_varying(flow, name):
+        return False
+    if any(value is None or any(
+            inner.type == "call_expression" and _varying(flow, inner, depth + 1) or
+            inner.type == "identifier" and not _type_word(inner) and
+            _index_variable(flow, _source(inner), depth + 1) for inner in _walk(value))
+           for value in values):
+        known.add(name)
+        return True
+    return False
+
+
+def _declared_varying(flow: Flow, name: str) -> bool:
+    """The local ``name`` is declared in the function, never ``constexpr``."""
+    parsed = flow.parsed
+    found: list[bool] = []
+    for byte, how, _ in flow.uses_of(name):
+        if how not in ("declare", "initialise"):
+            continue
+        node = parsed.tree.root_node.descendant_for_byte_range(byte, byte + len(name.encode()))
+        holder = _holder(node) if node is not None and node.type == "identifier" else None
+        if holder is not None and node is not None:
+            found.append(all(_source(leaf) != "constexpr"
+                             for leaf in _leaves(holder, holder.start_byte, node.start_byte)))
+    return bool(found) and all(found)
 
 
 def _caller_expression(flow: Flow, step: object, expression: str | None) -> str | None:

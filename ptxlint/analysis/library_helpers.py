@@ -14,9 +14,12 @@ and the PTX6xx rules stayed silent around it.
 real definition issues (copied from the toolkit's ``cuda_pipeline_helpers.h``, CUTLASS's
 ``arch/memory_sm80.h`` and ``arch/barrier.h``, CuTe's ``arch/copy_sm80.hpp``,
 ``arch/mma_sm90_gmma.hpp`` and ``arch/copy_sm90_tma.hpp``), with its parameters where the
-instruction's operands are. :mod:`.function_flow` reads them as one more included header,
-consulted last: a definition in the file or in one of its project headers always wins, so a
-project that defines its own ``cp_async_wait`` is read as it wrote it.
+instruction's operands are. CuTe's ``elect_one_sync()`` (``arch/cluster_sm90.hpp``: an
+``elect.sync``) takes no step; it is restated so that a call of it is read, not opaque: it
+guards the TMA store of DeepGEMM's epilogues, and the rules stayed silent across it.
+:mod:`.function_flow` reads them as one more included header, consulted last: a definition
+in the file or in one of its project headers always wins, so a project that defines its own
+``cp_async_wait`` is read as it wrote it.
 
 CUTLASS's barrier classes and CuTe's TMA store classes are restated as classes
 (``cutlass::arch::ClusterBarrier``, ``ClusterTransactionBarrier``, ``NamedBarrier``,
@@ -93,6 +96,15 @@ __device__ void tma_store_wait() {
   asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(Count) : "memory");
 }
 __device__ void tma_store_arrive() { asm volatile("cp.async.bulk.commit_group;"); }
+// CuTe arch/cluster_sm90.hpp: one lane elected, no protocol step
+__device__ uint32_t elect_one_sync() {
+  uint32_t pred = 0;
+  uint32_t laneid = 0;
+  asm volatile("{\n.reg .b32 %%rx;\n.reg .pred %%px;\n     elect.sync %%rx|%%px, %2;\n"
+               "@%%px mov.s32 %1, 1;\n     mov.s32 %0, %%rx;\n}\n"
+               : "+r"(laneid), "+r"(pred) : "r"(0xFFFFFFFF));
+  return pred;
+}
 // CUTLASS arch/barrier.h: NamedBarrier, ClusterBarrier, ClusterTransactionBarrier
 struct NamedBarrier {
   __device__ void arrive_and_wait() const { asm volatile("bar.sync %0, %1;" :: "r"(id_), "r"(n_)); }
