@@ -25,7 +25,15 @@ from ptxlint.frontends.python import PYTHON_EXTENSIONS
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile, unify_line_breaks
 from ptxlint.ptx import parser as ptx_parser
-from ptxlint.rule import HELPER_CALLS, NEEDS, PARSE_NEEDS, Rule, RuleContext, parse_features
+from ptxlint.rule import (
+    HELPER_CALLS,
+    LEFT_OUT,
+    NEEDS,
+    PARSE_NEEDS,
+    Rule,
+    RuleContext,
+    parse_features,
+)
 
 if TYPE_CHECKING:
     from ptxlint.tier2 import Tier2Session
@@ -158,20 +166,22 @@ def lint_source(
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Linted:
     """A file's result with what produced it, for a re-lint after an edit
-    (ptxlint.lsp.incremental): each rule's own outcome per statement (see ``finish``)."""
+    (ptxlint.lsp.incremental): each rule's own outcome per statement (see ``finish``), and
+    whether a rule spoke about a statement extraction left out (``left_out_outcomes``)."""
 
-    __slots__ = ("result", "outcomes", "active", "parsed", "extracted")
+    __slots__ = ("result", "outcomes", "active", "parsed", "extracted", "left_out")
 
     def __init__(
         self, result: FileResult, outcomes: list[list[Outcome]] | None = None,
         active: list[Rule] | None = None, parsed: ParsedSource | None = None,
-        extracted: bool = False,
+        extracted: bool = False, left_out: bool = False,
     ) -> None:
         self.result = result
         self.outcomes: list[list[Outcome]] = [] if outcomes is None else outcomes
         self.active: list[Rule] = [] if active is None else active
         self.parsed = parsed
         self.extracted = extracted  # statements were extracted (else ``result`` reports why not)
+        self.left_out = left_out
 
 
 @collector.paused()
@@ -244,8 +254,26 @@ def _lint_kept(
         file_memos.release()
         return _lint_kept(source, rules, given, selector, tier2, True)
     loose = helper_call_outcomes(active, source, context) if not statements else ()
-    finish(result, source, raw, active, selector, parsed, loose)
-    return Linted(result, raw, active, parsed, extracted=True)
+    left = left_out_outcomes(active, extracted.left_out, context)
+    finish(result, source, raw, active, selector, parsed, loose, left)
+    return Linted(result, raw, active, parsed, extracted=True, left_out=bool(left))
+
+
+def left_out_outcomes(
+    active: Sequence[Rule], statements: Sequence[AsmStatement], context: RuleContext
+) -> list[tuple[AsmStatement, list[Outcome]]]:
+    """What each active rule that needs ``left-out`` says about each statement extraction left
+    out for what its reading found (``ExtractionResult.left_out``), as ``run_rules``' rows
+    (the others say nothing there), for the statements one said something about."""
+    asked = [k for k, rule in enumerate(active) if LEFT_OUT in getattr(rule, "needs", ())]
+    rows: list[tuple[AsmStatement, list[Outcome]]] = []
+    for statement in statements if asked else ():
+        row: list[Outcome] = [NOTHING] * len(active)
+        for k in asked:
+            row[k] = run_rule(active[k], statement, context)
+        if any(row):
+            rows.append((statement, row))
+    return rows
 
 
 def helper_call_outcomes(
@@ -502,9 +530,11 @@ def finish(
     selector: Selector,
     parsed: ParsedSource | None = None,
     loose: Sequence[tuple[Rule, Outcome]] = (),
+    left: Sequence[tuple[AsmStatement, Sequence[Outcome]]] = (),
 ) -> None:
     """The file's findings from every rule's own outcome per statement (``raw[i][k]``: rule
-    ``active[k]`` on ``result.statements[i]``), and ``loose``'s (a rule's outcome at the
+    ``active[k]`` on ``result.statements[i]``), ``left``'s (the same, on the statements
+    extraction left out, ``left_out_outcomes``) and ``loose``'s (a rule's outcome at the
     helper calls of a file without asm, ``helper_call_outcomes``): placed once across
     expansions and ``#if`` branches, suppressed, given their configured severity and
     fixability, and sorted (one defect, one finding: the rules leave a defect's echoes to its
@@ -516,6 +546,7 @@ def finish(
         (statement, zip(active, outcomes, strict=True))
             for statement, outcomes in zip(result.statements, raw, strict=True)
             if any(outcomes)]  # no rule said anything (most statements): no per-rule loop
+    rows += [(statement, zip(active, outcomes, strict=True)) for statement, outcomes in left]
     if loose:
         rows.append((None, iter(loose)))
     for statement, said in rows:

@@ -48,6 +48,7 @@ from ptxlint.engine import (
     _mark_latent,
     active_rules,
     finish,
+    left_out_outcomes,
     parse_template,
     record_extraction,
     run_rules,
@@ -167,7 +168,8 @@ def lint_part(
         file_memos.release()
         return lint_part(source, rules, context, selector, share, whole_tree=True)
     rows: list[Row] = []
-    for statement, outcomes in zip(statements, raw, strict=True):
+    left = left_out_outcomes(active, extracted.left_out, context)  # merged as statements' rows
+    for statement, outcomes in [*zip(statements, raw, strict=True), *left]:
         if any(outcomes) or statement.context.branch:
             rows.append((statement, [
                 _portable(outcome, source, rule, statement, parsed)

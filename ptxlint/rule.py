@@ -48,10 +48,14 @@ PARSE_NEEDS = (
     "clobbers", "missing-commas", "llvm", "instructions", "branches", "directives", "labels",
     "braces", "addresses", "string-pieces", "template-problems", "carry-arithmetic",
     "deprecated-opcodes", "collectives", "unterminated-last", "never", "helper-calls",
+    "left-out",
 )
 # The need of a rule that speaks about the steps a file takes through calls of the asm helpers
 # its project headers define (the protocol rules' flows, ptxlint.analysis.function_flow).
 HELPER_CALLS = "helper-calls"
+# The need of a rule that speaks about the statements extraction left out for what their
+# reading found (``ExtractionResult.left_out``): the engine asks it about those alone.
+LEFT_OUT = "left-out"
 
 
 def parse_features(
@@ -159,6 +163,9 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     #   of the project headers a file includes, so a file with no asm of its own that names
     #   one is linted while such a rule is enabled for it (ptxlint.run.prefilter), and the
     #   engine asks the rule about those calls (ptxlint.analysis.helper_carrier)
+    # "left-out": no statement linted has it; the engine asks the rule about each statement
+    #   extraction left out for what its reading found, a template literal broken by a line
+    #   end (``ExtractionResult.left_out``, ``left_out_outcomes``), and about nothing else
 }
 
 

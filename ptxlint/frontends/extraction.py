@@ -15,7 +15,7 @@ class ExtractionResult:
     the macros it expanded or could not."""
 
     __slots__ = ("statements", "skipped", "parsed", "expanded_macros", "unexpanded_macros",
-                 "skipped_invocations", "branch_variants")
+                 "skipped_invocations", "branch_variants", "left_out")
 
     def __init__(self) -> None:
         self.statements: list[AsmStatement] = []
@@ -29,6 +29,10 @@ class ExtractionResult:
         self.skipped_invocations: list[tuple[int, str]] = []  # (offset, reason)
         # statements with #if inside are linted once per branch: the readings beyond the first
         self.branch_variants = 0
+        # of the statements in ``skipped``, those left out for what their reading found
+        # (``statement_problems.left_out``: nvcc rejects what they spell), as read, with their
+        # problems: only the rules that need "left-out" are asked about them (ptxlint.engine)
+        self.left_out: list[AsmStatement] = []
 
     def copy(self) -> ExtractionResult:
         """A result of its own lists and sets, sharing the statements and the tree."""
@@ -40,6 +44,7 @@ class ExtractionResult:
         other.unexpanded_macros = list(self.unexpanded_macros)
         other.skipped_invocations = list(self.skipped_invocations)
         other.branch_variants = self.branch_variants
+        other.left_out = list(self.left_out)
         return other
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
-    "BROKEN_LITERAL", "DIRECTIVE_INSIDE", "UNTERMINATED", "directive_inside", "left_out",
-    "missing_comma", "spells_offsets", "unread_operand", "unterminated",
+    "BROKEN_LITERAL", "DIRECTIVE_INSIDE", "UNTERMINATED", "broken_literal", "broken_literals",
+    "directive_inside", "left_out", "missing_comma", "spells_offsets", "unread_operand",
+    "unterminated",
 ]
 
 UNTERMINATED = "unterminated asm statement: no closing parenthesis"
@@ -24,6 +25,27 @@ _BROKEN_LITERAL_SKIP = (
     "each '\\n' becomes a line break"
 )
 _AT_OFFSET = " at offset "
+_PIECE = " (template piece "
+_ESCAPE = "; its line break is the Python escape "
+
+
+def broken_literal(piece: int, escape: str = "") -> str:
+    """The problem of a template whose ``piece``-th piece (``Template.pieces``) is a string
+    literal that runs to the end of its line; ``escape``: how the Python string that holds the
+    C++ spells that line break, where an escape (``\\n``) of a string that is not raw made it
+    (the Python front end knows, ``embedded_cxx``). An index, not an offset: it holds where the
+    statement's pieces are moved (an embedded statement's, an edit's)."""
+    return f"{BROKEN_LITERAL}{_PIECE}{piece})" + (f"{_ESCAPE}{escape}" if escape else "")
+
+
+def broken_literals(problems: Iterable[str]) -> list[tuple[int, str]]:
+    """Each literal ``broken_literal`` recorded: (its piece's index, the Python escape or "")."""
+    found = []
+    for problem in problems:
+        if problem.startswith(BROKEN_LITERAL + _PIECE):
+            piece, _, escape = problem[len(BROKEN_LITERAL + _PIECE):].partition(")")
+            found.append((int(piece), escape.removeprefix(_ESCAPE)))
+    return found
 
 
 def unread_operand(role: str, start: int) -> str:
@@ -40,7 +62,8 @@ def unterminated(problems: Iterable[str]) -> bool:
 
 def left_out(problems: Iterable[str]) -> str | None:
     """Why a statement with these problems is left out rather than linted, or None."""
-    return _BROKEN_LITERAL_SKIP if BROKEN_LITERAL in problems else None
+    broken = any(p.startswith(BROKEN_LITERAL) for p in problems)
+    return _BROKEN_LITERAL_SKIP if broken else None
 
 
 def directive_inside(problems: Iterable[str]) -> bool:

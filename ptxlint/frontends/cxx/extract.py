@@ -394,11 +394,11 @@ def _finish(
             result.skipped.append((span.start, f"{verdict.dialect}: {verdict.reason}"))
         return
     if (reason := left_out(raw.problems)) is not None:  # nvcc never reads what it spells
-        if context.expansion is None:
-            result.skipped.append((span.start, reason))
-        return
+        if context.expansion is not None:
+            return  # said at its #define
+        result.skipped.append((span.start, reason))  # and made for the left-out rules
     operands = raw.operands
-    if lookup is not None:
+    if lookup is not None and reason is None:
         # each operand's type worked out when first read (``operand_types``): one call of
         # the look-up's ``resolve_operands`` for the statement where it has one and the
         # statement is of the file's tree, else one call per operand
@@ -426,7 +426,7 @@ def _finish(
     _S_SYNTAX(statement_, "gnu")
     _S_LLVM(statement_, None)
     _S_ROLES(statement_, None)
-    result.statements.append(statement_)
+    (result.statements if reason is None else result.left_out).append(statement_)
 
 
 (_S_SOURCE, _S_KEYWORD, _S_SPAN, _S_QUALIFIERS, _S_EXTENDED, _S_TEMPLATE, _S_OPERANDS, _S_CLOBBERS,
@@ -548,9 +548,8 @@ def _read_branches(
         result.skipped.append((start, f"preprocessor directives inside the statement: {exc}"))
         return
     host_only = host.reason(node)
-    # The branches are alternatives of one statement, so of one dialect: read them all, and
-    # when one is another ISA's assembly (miniaudio's `clz %w[out]` beside `clz %[out]`),
-    # none is PTX.
+    # The branches are alternatives of one statement, so of one dialect: read them all, and when
+    # one is another ISA's assembly (miniaudio's `clz %w[out]` beside `clz %[out]`), none is PTX.
     trial = ExtractionResult()
     in_device_code = False
     for variant in variants:
@@ -588,6 +587,7 @@ def _read_branches(
     host_skip = next((s for s in trial.skipped if s[1].startswith("host")), None)
     if host_skip is None and trial.skipped and not in_device_code:
         host_skip = trial.skipped[0]  # outside device code, one doubtful branch decides
+    result.left_out.extend(trial.left_out if host_skip is None else ())  # each broken branch
     if host_skip is not None:
         result.skipped.append(host_skip)  # one entry for the statement
     elif trial.statements:

@@ -12,9 +12,9 @@ from ptxlint.frontends.cxx.macros import ExpandedString, MacroTable, expand_to_s
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
 from ptxlint.frontends.cxx.statement_tokens import QUALIFIERS
 from ptxlint.frontends.statement_problems import (
-    BROKEN_LITERAL,
     DIRECTIVE_INSIDE,
     UNTERMINATED,
+    broken_literal,
     unread_operand,
 )
 from ptxlint.frontends.statement_problems import missing_comma as missing_comma_problem
@@ -153,7 +153,7 @@ class StatementReader:
                         ends.extend(range(at + first_end, at + first_end + count))
                 chars.append(spelled)
                 if not terminated:
-                    self.problems.append(BROKEN_LITERAL)
+                    self.problems.append(broken_literal(len(pieces)))
                 pieces.append(TemplatePiece(kind, Span(at, end), begin, begin + len(spelled)))
                 i += 1
                 continue

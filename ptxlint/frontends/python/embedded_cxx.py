@@ -12,6 +12,7 @@ from typing import Any
 from ptxlint.frontends.cxx.extract import extract
 from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.sourced import Sourced
+from ptxlint.frontends.statement_problems import broken_literal, broken_literals
 from ptxlint.model import (
     AsmStatement,
     Clobber,
@@ -65,7 +66,29 @@ def extract_embedded(
     for statement in inner.statements:
         out.statements.append(_remap_statement(statement, source, mapping))
     out.skipped = [(mapping.start(offset), reason) for offset, reason in inner.skipped]
+    out.left_out = [
+        _remap_statement(_with_escapes(s, code, source.text), source, mapping)
+        for s in inner.left_out
+    ]
     return out
+
+
+def _with_escapes(statement: AsmStatement, code: Sourced, text: str) -> AsmStatement:
+    """``statement`` (left out: a literal of its template runs to the end of its line), each
+    such literal's problem saying how the Python string spells that line break where an escape
+    of a string that is not raw made it (``\\n``: two characters of the source for one of
+    the C++ text); a raw string holds an escape as written, so only a line break it holds
+    as such breaks its literals."""
+    pieces = statement.template.pieces
+    problems = list(statement.problems)
+    for k, problem in enumerate(problems):
+        for piece, _ in broken_literals((problem,)):
+            end = pieces[piece].span.end  # the line break the literal runs to, if any
+            if end < len(code.text) and code.text[end] == "\n":
+                start, stop = code.starts[end], code.ends[end]
+                if stop - start > 1:
+                    problems[k] = broken_literal(piece, text[start:stop])
+    return dataclasses.replace(statement, problems=tuple(problems))
 
 
 def _remap_statement(statement: AsmStatement, source: SourceFile, m: _Map) -> AsmStatement:

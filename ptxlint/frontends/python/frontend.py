@@ -335,6 +335,7 @@ def _embedded(
             inner = extract_embedded(source, code, parse_template, type_lookup)
             result.statements.extend(inner.statements)
             result.skipped.extend(inner.skipped)
+            result.left_out.extend(inner.left_out)
 
 
 # --------------------------------------------------------------------------- LLVM syntax
