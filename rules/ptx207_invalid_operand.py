@@ -46,6 +46,10 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   operand (`add.f32 %0, %1, 1;`: write `1.0` or `0f3F800000`), a floating-point literal for an
   integer operand or a 64-bit descriptor, cache policy or mbarrier state (`1.0`), a `.f64`
   literal (`1.0`, `0d...`) for a `.b32` operand, any literal for `.f16`/`.bf16`/packed operands;
+- an integer literal beside a float register in one vector, whatever the instruction's type
+  (`mov.b64 %0, {%1, 16};` with `"f"(x)`, `st.global.v2.b32`, and in the families the grammar
+  has no forms for, a `tex.grad`'s gradient `{%13, %14, %15, 16}`): ptxas 13.0 "Vector with
+  elements of different types are not allowed" (a bit or integer register beside one is fine);
 - an operand that is not PTX at all: a C cast or expression left in the template
   (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs (a
   vector of one, `{%1}`, stands for the scalar only in the data of `ld`, `ldu` and `st`, either
@@ -137,7 +141,13 @@ caches the line in L1.
                     )
                     reported = True
                     break
-            if reported or verdict is None or not verdict.issues:
+            if reported:
+                continue
+            if verdict is None:
+                # a family no form judges (tex, tld4, sust...): its vectors alone are judged,
+                # an integer literal beside a float register (ptxlint.ptx.operand_check)
+                verdict = analysis.verdict(instruction)
+            if not verdict.issues:
                 continue
             if analysis.runs_together(instruction):
                 continue  # its operands run into the next instruction: PTX205's defect

@@ -86,6 +86,7 @@ from ptxlint.ptx.operand_check import (
     check_operands,
     not_a_predicate,
     vector_count,
+    vector_literal_issue,
 )
 from ptxlint.ptx.operand_classes import (
     ABSTAIN,
@@ -471,7 +472,10 @@ def _check_forms(
     judges, unknown, exact, ungated, gated, closest, _, _ = _spelling(instruction.opcode,
                                                                       modifiers)
     if not judges:
-        return ABSTAIN
+        # no form to judge the operands by, but a vector that mixes an integer literal with a
+        # float register is refused whatever the instruction (tex.grad's gradients)
+        mixed = vector_literal_issue(instruction, resolve)
+        return ABSTAIN if mixed is None else Verdict("error", (mixed,))
     if unknown is not None:
         start, end = _modifier_span(instruction, unknown)
         word = modifiers[unknown]

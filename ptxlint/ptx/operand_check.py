@@ -22,6 +22,7 @@ from ptxlint.ptx.operand_classes import (
     OperandClass,
     Resolver,
     float_literal_value,
+    literal_beside_float,
     literal_fits,
     type_fits,
     vector_type,
@@ -35,6 +36,7 @@ __all__ = [
     "check_operands",
     "looks_like_c",
     "vector_count",
+    "vector_literal_issue",
 ]
 
 
@@ -445,7 +447,39 @@ def _check_elements(
                          f"{mixed}: ptxas types a vector by its registers, which must be of one "
                          "size, and of one type but for untyped .b ones and a .u beside an .s",
                          operand.start, operand.end))
+    if not out:
+        literal = _literal_mix(instruction, operand, position,
+                               [cls for cls in found if cls is not None])
+        if literal is not None:
+            out.append(literal)
     return out
+
+
+def _literal_mix(instruction: PtxInstruction, operand: PtxOperand, position: int,
+                 classes: Sequence[OperandClass]) -> Issue | None:
+    """An integer literal beside a float register in the vector ``operand`` (ptxas 13.0:
+    "Vector with elements of different types are not allowed", ``literal_beside_float``)."""
+    mixed = literal_beside_float(classes)
+    if mixed is None:
+        return None
+    hint = {"f32": ": write it as a float bit pattern ('0f3F800000' is 1.0f)",
+            "f64": ": write it as a float bit pattern ('0d3FF0000000000000' is 1.0)"}
+    return Issue("operand", f"'{operand.text}' ({_where(instruction, position)}) holds an "
+                 f"integer literal beside a .{mixed} register, and ptxas takes no vector whose "
+                 f"elements differ in type{hint.get(mixed, '')}", operand.start, operand.end)
+
+
+def vector_literal_issue(instruction: PtxInstruction, resolve: Resolver) -> Issue | None:
+    """``_literal_mix`` for an instruction no form judges (tex, tld4): its vectors, also one
+    inside an address ('[%4, {%5, %6}]'), looked at alone."""
+    for position, operand in enumerate(instruction.operands):
+        for vector in (operand, *operand.parts):
+            if vector.kind == "vector":
+                issue = _literal_mix(instruction, vector, position, [
+                    resolve(part) for part in vector.parts if part.kind in _LEAF_KINDS])
+                if issue is not None:
+                    return issue
+    return None
 
 
 def _vector_fits(

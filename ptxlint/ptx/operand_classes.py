@@ -285,3 +285,23 @@ def vector_type(types: Sequence[str | None]) -> VectorType:
         return VectorType(f"b{size}")
     [only] = kinds
     return VectorType(only)
+
+
+# Register types ptxas 13.0 refuses an integer literal beside in one vector ("Vector with
+# elements of different types are not allowed"), whatever the instruction's type: measured on
+# mov.b64, st.v2/.v4 (.f32, .b32, .u32, .b16, .b64) and tex.grad with '{%f, 16}', '{%fd, 16}',
+# a declared .f16 and .f16x2 register, hexadecimal and negative literals alike. A bit or
+# integer register takes one ('{%r, 16}', '{%h, 16}'), and a bit register a float literal
+# ('{%r, 0f41800000}').
+_NO_INTEGER_BESIDE = frozenset({"f16", "f32", "f64", "f16x2"})
+
+
+def literal_beside_float(classes: Sequence[OperandClass]) -> str | None:
+    """The float type of a register in a vector of elements of ``classes`` that also holds an
+    integer literal (ptxas rejects the vector), or None."""
+    if not any(cls.kind == "imm" and cls.type == "int" for cls in classes):
+        return None
+    for cls in classes:
+        if cls.kind == "reg" and cls.type in _NO_INTEGER_BESIDE:
+            return cls.type
+    return None
