@@ -17,7 +17,7 @@ class VectorElementOrder(Rule):
     id = "PTX210"
     name = "vector-element-order"
     pure = False  # a store's source may be a constant declared elsewhere in the file
-    scope = "statement"
+    scope = "file"  # another statement of the function may pack the object the other way
     severity = Severity.WARNING
     needs = ("instructions",)
     summary = ("A vector's or packed pair's elements are bound to one C++ vector in another "

@@ -26,7 +26,7 @@ class UndeclaredRegister(Rule):
     id = "PTX213"
     name = "undeclared-register"
     pure = True  # reads the file's other statements only where a name is undeclared here
-    scope = "statement"
+    scope = "file"  # another asm statement of the function may declare the name
     severity = Severity.ERROR
     needs = ("instructions",)
     summary = "Template names a register that no .reg declares"
