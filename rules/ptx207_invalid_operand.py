@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.register_types import floats_typed
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
 from ptxlint.ptx.grammar import c_operand_issue
@@ -49,7 +50,9 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
 - an integer literal beside a float register in one vector, whatever the instruction's type
   (`mov.b64 %0, {%1, 16};` with `"f"(x)`, `st.global.v2.b32`, and in the families the grammar
   has no forms for, a `tex.grad`'s gradient `{%13, %14, %15, 16}`): ptxas 13.0 "Vector with
-  elements of different types are not allowed" (a bit or integer register beside one is fine);
+  elements of different types are not allowed" (a bit or integer register beside one is fine;
+  an `"f"`/`"d"` operand is a float register only below sm_100, where nvcc declares it so: a
+  statement built for sm_100+ only is judged with it untyped, as PTX206 does);
 - an operand that is not PTX at all: a C cast or expression left in the template
   (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs (a
   vector of one, `{%1}`, stands for the scalar only in the data of `ld`, `ldu` and `st`, either
@@ -152,7 +155,7 @@ caches the line in L1.
             if analysis.runs_together(instruction):
                 continue  # its operands run into the next instruction: PTX205's defect
             yield from self._grammar_findings(statement, instruction, verdict,
-                                              context.options.get("cuda_version"))
+                                              context.options.get("cuda_version"), context.arch)
 
     def _grammar_findings(
         self,
@@ -160,11 +163,17 @@ caches the line in L1.
         instruction: PtxInstruction,
         verdict: Verdict,
         cuda_version: object = None,
+        arch: int | None = None,
     ) -> Iterator[Finding]:
         analysis = analysis_of(statement)
         for issue in verdict.issues:
             if issue.kind != "operand":
                 continue
+            if issue.typed_floats and not floats_typed(analysis, arch):
+                # built for sm_100+ only, where nvcc declares "f"/"d" registers untyped
+                again = analysis.verdict(instruction, False).issues
+                if not any((i.start, i.end) == (issue.start, issue.end) for i in again):
+                    continue
             if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
                 continue  # the configured toolkit's ptxas (cuda-version) takes it
             if analysis.template_root(issue.start, issue.end) is not None:

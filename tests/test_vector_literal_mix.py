@@ -78,3 +78,23 @@ def test_a_float_vector_reports_the_element_once() -> None:
     # .f32 data: the literal itself is the wrong class (one finding, on the element)
     [message] = _ptx207(_one("st.global.v2.f32 [%0], {%1, 16};", "f", "float"))
     assert message.startswith("'16' is an integer literal")
+
+
+def _guarded(body: str, guard: str) -> str:
+    return (f"__device__ unsigned long long f(float x) {{\n  unsigned long long r = 0;\n"
+            f"#if {guard}\n  {body}\n#endif\n  return r;\n}}\n")
+
+
+def test_from_sm_100_on_an_f_register_is_untyped() -> None:
+    # nvcc 13.0 declares "f" operands .b32 for sm_100a, and ptxas takes 'mov.b64 %rd1, {%f1,
+    # 16}' there; below sm_100 they are .f32 and it does not
+    pack = 'asm("mov.b64 %0, {%1, 16};" : "=l"(r) : "f"(x));'
+    assert _ptx207(_guarded(pack, "__CUDA_ARCH__ >= 1000")) == []
+    [message] = _ptx207(_guarded(pack, "__CUDA_ARCH__ >= 900"))
+    assert "beside a .f32 register" in message
+
+
+def test_from_sm_100_on_a_declared_float_register_still_counts() -> None:
+    declared = ('asm("{.reg .f32 t; mov.b32 t, %1; mov.b64 %0, {t, 16};}" : "=l"(r) : "r"(0u));')
+    [message] = _ptx207(_guarded(declared, "__CUDA_ARCH__ >= 1000"))
+    assert "beside a .f32 register" in message

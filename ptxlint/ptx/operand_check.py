@@ -466,7 +466,8 @@ def _literal_mix(instruction: PtxInstruction, operand: PtxOperand, position: int
             "f64": ": write it as a float bit pattern ('0d3FF0000000000000' is 1.0)"}
     return Issue("operand", f"'{operand.text}' ({_where(instruction, position)}) holds an "
                  f"integer literal beside a .{mixed} register, and ptxas takes no vector whose "
-                 f"elements differ in type{hint.get(mixed, '')}", operand.start, operand.end)
+                 f"elements differ in type{hint.get(mixed, '')}", operand.start, operand.end,
+                 typed_floats=True)
 
 
 def vector_literal_issue(instruction: PtxInstruction, resolve: Resolver) -> Issue | None:

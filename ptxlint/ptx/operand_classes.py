@@ -131,6 +131,11 @@ class Issue(NamedTuple):
     # a vector with fewer elements than the form takes: how many it lacks (the operands no %N
     # names beside it are those elements: ptxlint.analysis.roots, "short-vector")
     short_by: int = 0
+    # an issue of the registers' types where "f"/"d" are read as .f32/.f64: nvcc declares them
+    # so below sm_100 only (.b32/.b64 from sm_100 on), so a statement built for sm_100+ only is
+    # judged again with them as bits (an integer literal beside an "f" register, which ptxas
+    # 13.0 takes in 'mov.b64 %rd1, {%f1, 16}' where nvcc declared %f1 .b32)
+    typed_floats: bool = False
 
 
 class Verdict(NamedTuple):
