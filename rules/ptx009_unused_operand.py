@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.branch_roots import inputs_meant_elsewhere
 from ptxlint.analysis.cxx_facts import facts_for
+from ptxlint.analysis.operand_issues import number_meant_as_operand
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -65,7 +66,9 @@ given `"=r,r"` in LLVM syntax), or the one whose register fits where PTX206 find
 the wrong register type (`add.u32 %0, %1, %1;` given `"l"(w), "r"(v)`: PTX206's finding
 asks whether `%2` was meant), or the write-only output that the one predicate the template
 computes and never reads was meant for (its `selp` missing: PTX208's finding names the
-output), and for the operands
+output), or the operand whose `%N` a vector of float registers spells as a bare number
+(`{%13, %14, %15, 16}` beside an unnamed `"f"` input 16: PTX207's finding says `%16` was
+likely meant), and for the operands
 a vector with fewer elements than its form takes lacks (`ld.global.v4.u32 {%0, %1, %2}, [%4];`
 given four outputs: PTX207's finding names the vector; an operand that is not of the vector's
 role and letter, or not next to its elements, is still reported). In a statement with `#if`
@@ -110,6 +113,10 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             context.arch, context.options.get("cuda_version"), lambda: context.parsed)
         if misnumbered is not None:
             meant.append(misnumbered.operand)
+        number = number_meant_as_operand(statement, context.arch,
+                                         context.options.get("cuda_version"))
+        if number is not None:
+            meant.append(number.operand)  # its %N spelled as a bare number: PTX207's finding
         elsewhere: frozenset[int] | None = None  # asked only of an input still unnamed
         for operand in unreferenced:
             if any(operand is m for m in meant):

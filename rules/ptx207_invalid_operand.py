@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.register_types import floats_typed
-from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.operand_issues import MeantNumber, number_meant_as_operand, operand_findings
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
-from ptxlint.ptx.grammar import c_operand_issue
-from ptxlint.ptx.instructions import is_opcode
-from ptxlint.ptx.judge import Verdict
-from ptxlint.ptx.toolkit import toolkit_accepts
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -52,7 +47,10 @@ warp collectives; `grammar_data_tensor.py`: `mma.sync`/`mma.sp`, `wgmma`, `tcgen
   has no forms for, a `tex.grad`'s gradient `{%13, %14, %15, 16}`): ptxas 13.0 "Vector with
   elements of different types are not allowed" (a bit or integer register beside one is fine;
   an `"f"`/`"d"` operand is a float register only below sm_100, where nvcc declares it so: a
-  statement built for sm_100+ only is judged with it untyped, as PTX206 does);
+  statement built for sm_100+ only is judged with it untyped, as PTX206 does); where the
+  literal's value is the number of an operand of the vector's role and letter that no `%N`
+  names (`16` beside an unnamed `"f"` input 16), the finding says `%16` was likely meant, and
+  PTX009 is silent on that operand (one typo);
 - an operand that is not PTX at all: a C cast or expression left in the template
   (`cp.async.wait_group (int64_t)2;`), a register pair or vector where a scalar belongs (a
   vector of one, `{%1}`, stands for the scalar only in the data of `ld`, `ldu` and `st`, either
@@ -107,91 +105,52 @@ asm volatile("cp.async.wait_group 2;");
 ```
 
 ## Fix safety
-Two fixes, each where the source spells the operand literally. A lone register where the form
+Three fixes, each where the source spells the operand literally. A lone register where the form
 takes a vector of one is put in braces (`{%0}`): safe, the instruction reads and writes the
 same register. A `cp.async.cg` of 4 or 8 bytes becomes `cp.async.ca`: unsafe, `.ca` also
-caches the line in L1.
+caches the line in L1. A vector's bare number that names an operand nothing else names becomes
+that operand's `%N`: unsafe, the vector then reads the operand instead of the constant.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        if statement.opaque_sections:
-            return
-        problems = statement.ptx.problems
-        analysis = analysis_of(statement)
-        # the grammar's verdicts, read in one pass with PTX204's and PTX206's
-        for instruction, verdict in zip(statement.ptx.instructions, analysis.verdicts, strict=True):
-            if instruction.opaque or not is_opcode(instruction.opcode):
+        # what is reported is decided with PTX009, which stays silent on an operand whose %N
+        # a reported vector spells as a bare number (ptxlint.analysis.operand_issues)
+        arch, cuda_version = context.arch, context.options.get("cuda_version")
+        for found in operand_findings(statement, arch, cuda_version):
+            span = self.template_span(statement, found.start, found.end)
+            issue = found.issue
+            if issue is None:  # a C-style operand, a malformed operand list
+                yield self.finding(statement, span, found.message)
                 continue
-            c_issue = c_operand_issue(instruction)
-            if c_issue is not None and not analysis.runs_together(instruction):
-                yield self.finding(
-                    statement, self.template_span(statement, c_issue.start, c_issue.end),
-                    c_issue.message,
-                )
-                continue
-            reported = False
-            for problem in problems:
-                if (
-                    problem.kind == "operand-list"
-                    and instruction.start <= problem.start < instruction.end
-                    and analysis.template_root(problem.start, problem.end) is None
-                    and not analysis.runs_together(instruction)
-                ):
-                    yield self.finding(
-                        statement,
-                        self.template_span(statement, problem.start, problem.end),
-                        f"{problem.message} in '{instruction.mnemonic}'",
-                    )
-                    reported = True
-                    break
-            if reported:
-                continue
-            if verdict is None:
-                # a family no form judges (tex, tld4, sust...): its vectors alone are judged,
-                # an integer literal beside a float register (ptxlint.ptx.operand_check)
-                verdict = analysis.verdict(instruction)
-            if not verdict.issues:
-                continue
-            if analysis.runs_together(instruction):
-                continue  # its operands run into the next instruction: PTX205's defect
-            yield from self._grammar_findings(statement, instruction, verdict,
-                                              context.options.get("cuda_version"), context.arch)
-
-    def _grammar_findings(
-        self,
-        statement: AsmStatement,
-        instruction: PtxInstruction,
-        verdict: Verdict,
-        cuda_version: object = None,
-        arch: int | None = None,
-    ) -> Iterator[Finding]:
-        analysis = analysis_of(statement)
-        for issue in verdict.issues:
-            if issue.kind != "operand":
-                continue
-            if issue.typed_floats and not floats_typed(analysis, arch):
-                # built for sm_100+ only, where nvcc declares "f"/"d" registers untyped
-                again = analysis.verdict(instruction, False).issues
-                if not any((i.start, i.end) == (issue.start, issue.end) for i in again):
-                    continue
-            if toolkit_accepts(issue, cuda_version, analysis_of(statement).guards):
-                continue  # the configured toolkit's ptxas (cuda-version) takes it
-            if analysis.template_root(issue.start, issue.end) is not None:
-                return  # the operand or its %N is the defect (PTX002, PTX005, PTX007)
             if issue.one_element_vector:
-                yield self.finding(
-                    statement, self.template_span(statement, issue.start, issue.end),
-                    issue.message, self._braces_fix(statement, issue.start, issue.end),
-                )
-                return
-            message, fix = issue.message, self._ca_fix(statement, instruction, issue.start)
+                yield self.finding(statement, span, found.message,
+                                   self._braces_fix(statement, found.start, found.end))
+                continue
+            message, fix = found.message, self._ca_fix(statement, found.instruction,
+                                                       found.start)
             if fix is not None:
                 message += ("; .cg copies 16 bytes only, '.ca' copies 4, 8 or 16 (and also "
                             "caches the line in L1)")
-            yield self.finding(
-                statement, self.template_span(statement, issue.start, issue.end), message, fix
-            )
-            return
+            elif issue.typed_floats:
+                number = number_meant_as_operand(statement, arch, cuda_version)
+                if number is not None and found.start <= number.literal.start < found.end:
+                    meant = number.operand
+                    message += (f"; but operand {meant.index} ({meant.expression}) is named by "
+                                f"no %N: '{number.literal.text}' was likely meant as "
+                                f"'%{meant.index}'")
+                    fix = self._number_fix(statement, number)
+            yield self.finding(statement, span, message, fix)
+
+    def _number_fix(self, statement: AsmStatement, number: MeantNumber) -> Fix | None:
+        """The bare number made the ``%N`` of the operand nothing names: unsafe, the vector
+        then reads that operand instead of the constant."""
+        literal = number.literal
+        edit = self.template_edit(statement, literal.start, literal.end,
+                                  f"%{number.operand.index}")
+        if edit is None:
+            return None
+        return Fix(f"Read operand {number.operand.index} ('%{number.operand.index}') instead "
+                   f"of the constant {literal.text}", (edit,), safe=False)
 
     def _braces_fix(self, statement: AsmStatement, start: int, end: int) -> Fix | None:
         """The lone register in braces: the one-element vector the form takes, the same

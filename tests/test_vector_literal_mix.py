@@ -98,3 +98,31 @@ def test_from_sm_100_on_a_declared_float_register_still_counts() -> None:
     declared = ('asm("{.reg .f32 t; mov.b32 t, %1; mov.b64 %0, {t, 16};}" : "=l"(r) : "r"(0u));')
     [message] = _ptx207(_guarded(declared, "__CUDA_ARCH__ >= 1000"))
     assert "beside a .f32 register" in message
+
+
+
+def test_a_bare_number_that_names_an_unreferenced_operand_is_one_defect() -> None:
+    """'{%13, %14, %15, 16}' beside the "f" input 16 that no %N names: the '%' was dropped.
+    One finding, PTX207's, names the operand and offers '%16' (unsafe); PTX009 is silent on
+    it. nvcc 13.0 (sm_90a, the statement in a kernel): the original stops in ptxas ("Vector
+    with elements of different types are not allowed in tex.grad instruction"), the fixed
+    text compiles."""
+    found = lint_text(TEX_GRAD.replace("GRAD_LAST", "16"), select=("PTX207", "PTX009"))
+    assert [f.rule for f in found] == ["PTX207"]
+    (finding,) = found
+    assert "operand 16 (0.f) is named by no %N: '16' was likely meant as '%16'" in \
+        finding.message
+    assert finding.fix is not None and not finding.fix.safe
+    assert [e.new_text for e in finding.fix.edits] == ["%16"]
+
+
+def test_a_bare_number_of_another_letter_or_of_no_operand_stays_two_findings() -> None:
+    # operand 16 is an "r" input: not what the float vector's element was meant to be
+    text = TEX_GRAD.replace("GRAD_LAST", "16").replace('"f"(0.f));', '"r"(0));')
+    found = lint_text(text, select=("PTX207", "PTX009"))
+    assert sorted(f.rule for f in found) == ["PTX009", "PTX207"]
+    assert all("was likely meant" not in f.message for f in found)
+    # the number names no operand: PTX207 without the hint, PTX009 on operand 16
+    found = lint_text(TEX_GRAD.replace("GRAD_LAST", "99"), select=("PTX207", "PTX009"))
+    assert sorted(f.rule for f in found) == ["PTX009", "PTX207"]
+    assert all("was likely meant" not in f.message and f.fix is None for f in found)
