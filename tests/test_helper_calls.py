@@ -207,3 +207,20 @@ class _All:
 
     def severity_for(self, rule_id: str, rule_name: str, default: str) -> str:
         return default
+
+
+def test_a_finding_at_a_helper_call_stays_there_beside_a_macros_asm(tree, capsys):
+    """The findings about a header helper's steps are carried by a statement the file spells
+    itself: carried by an asm statement a macro expanded (a trap macro at the kernel's top, as
+    DeepGEMM's DG_TRAP_ONLY_DEVICE_ASSERT), they were placed at that macro's invocation."""
+    text = (tree / "bad.cu").read_text().replace(
+        '#include "pipeline.cuh"\n',
+        '#include "pipeline.cuh"\n#define TRAP_UNLESS(c) if (!(c)) asm volatile("trap;")\n')
+    text = text.replace("  __shared__ float tile[128];\n  copy_4_bytes",
+                        "  TRAP_UNLESS(blockDim.x == 128);\n  __shared__ float tile[128];\n"
+                        "  copy_4_bytes", 1)
+    text += ('\n__device__ unsigned lane() {\n  unsigned r;\n'
+             '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n  return r;\n}\n')
+    (tree / "mixed.cu").write_text(text)
+    found = places(check_json(capsys, "mixed.cu", "--preview", "--select", "PTX602"))
+    assert found == [("PTX602", 9, 3)]  # the wait_copies<0>() call, two lines further down

@@ -20,8 +20,7 @@ already built and the file's asm statements:
 A step is *about* (``key``) the base variable of the expression bound to its operand
 (``__cvta_generic_to_shared(&full_bar[stage])``: ``full_bar``), a helper's parameter replaced by
 the caller's argument, a local once-defined by its initializer; else ``None``, and the rules
-stay silent. This module imports the model, ``ptxlint.ptx`` and the front end's tree and
-function recovery only."""
+stay silent. It imports the model, ``ptxlint.ptx``, the front end's tree and function recovery."""
 
 from __future__ import annotations
 
@@ -706,16 +705,18 @@ class FileFlows:
     def _anchor(self, flow: FunctionFlow) -> AsmStatement | None:
         """The statement of this file that carries the findings about a step of an included
         header's helper (the header's statement is not this file's): the function's own first
-        statement, else the file's first, else (no asm of its own) the file's ``carrier``."""
+        statement, else the file's first, else (no asm of its own) the file's ``carrier``; one
+        the file spells itself where there is one (a finding a macro's expansion carried would
+        be placed at the invocation: DeepGEMM's DG_TRAP_ONLY_DEVICE_ASSERT)."""
         if self._statement_bytes is None:
-            placed = sorted((self.parsed.to_byte(s.span.start), k)
-                            for k, s in enumerate(self._statements))
+            own = [s for s in self._statements if s.context.expansion is None] or self._statements
+            placed = sorted((self.parsed.to_byte(s.span.start), k) for k, s in enumerate(own))
             self._statement_bytes = [byte for byte, _ in placed]
-            self._by_byte = [self._statements[k] for _, k in placed]
+            self._by_byte = [own[k] for _, k in placed]
         k = bisect.bisect_left(self._statement_bytes, flow.start)
         if k < len(self._by_byte) and self._statement_bytes[k] < flow.end:
             return self._by_byte[k]
-        return self._statements[0] if self._statements else self.carrier
+        return self._by_byte[0] if self._by_byte else self.carrier
 
     def included(self) -> list[FileFlows]:
         """The flows of the project headers the file includes (:mod:`.included_helpers`),
@@ -948,8 +949,7 @@ class FileFlows:
             for at, stop, callee, _, form in caller.raw_calls)
 
 
-# One file's flows at a time, by the identity of its tree (the engine lints a file's statements
-# in turn; a new file starts afresh).
+# One file's flows at a time, by its tree's identity (a file's statements are linted in turn)
 _LAST: list[tuple[ParsedSource, FileFlows]] = []
 
 
