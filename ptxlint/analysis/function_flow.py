@@ -33,6 +33,7 @@ import tree_sitter
 from ptxlint import file_memos
 from ptxlint.analysis.buffer_regions import memory_region, region_reads
 from ptxlint.analysis.call_classes import CallClasses
+from ptxlint.analysis.call_lookup import definitions
 from ptxlint.analysis.exclusive_arms import disjoint_arms
 from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
@@ -736,48 +737,8 @@ class FileFlows:
     def _defined(self, name: str, caller: FunctionFlow | None = None,
                  form: str | None = None, count: int | None = None,
                  klass: str = "") -> list[FunctionFlow]:
-        """The definitions of ``name`` in the file and the project headers it includes (for a
-        header, those the linted file includes), else the library summaries, that a call of
-        ``form`` may reach: a member call (``x.f()``) a method, a plain one (``f()``) a free
-        function, or a method where the caller is one; a qualified one either (a namespace and
-        a class look alike). All of the project's at once: a header is no scope, and a call's
-        lookup finds every declaration it sees ([basic.lookup]; TK's ``mma_AB`` overloads lie
-        in three headers). With ``count``, the call's number of arguments: those a call with
-        that many may reach (:meth:`FunctionFlow.accepts`), where one may; where none may (an
-        argument a macro spreads over several), all of them. ``klass``: the call's class
-        (:mod:`.call_classes`), whose methods, where any is found, are the only candidates; a
-        library summary's method is one only where it is of that class."""
-        def fits(h: FunctionFlow) -> bool:
-            if h is caller:
-                return False
-            if form == "member":
-                return h.member
-            if form == "plain":
-                return not h.member or (caller is not None and caller.member)
-            return True
-
-        def viable(found: list[FunctionFlow]) -> list[FunctionFlow]:
-            if count is None or len(found) < 2:
-                return found
-            return [h for h in found if h.accepts(count)] or found
-
-        def places() -> Iterator[list[FunctionFlow]]:
-            yield [h for h in self._index.named(name) if fits(h)]
-            if self.path is None:
-                if self.root is not None:
-                    yield [h for h in self.root._defined(name, None, form, klass=klass)
-                           if fits(h) and h.owner is not self]
-                return
-            for header in self.included():
-                yield [h for h in header.functions_named(name) if fits(h) and (
-                    not header.library or not h.member or h.scope_class == klass)]
-
-        found = [h for place in places() for h in place]
-        project = [h for h in found if h.owner is None or not h.owner.library]
-        summaries = [h for h in found if h.owner is not None and h.owner.library]
-        classed = ([h for h in project if h.scope_class == klass] or [
-            h for h in summaries if h.scope_class == klass]) if klass else []
-        return viable(classed or project or summaries)
+        """The definitions a call of ``name`` may reach (:func:`.call_lookup.definitions`)."""
+        return definitions(self, name, caller, form, count, klass)
 
     def _helper(self, name: str, caller: FunctionFlow, depth: int, form: str | None = None,
                 arguments: tuple[str, ...] = (), klass: str = ""
