@@ -166,15 +166,16 @@ def lint_source(
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Linted:
     """A file's result with what produced it, for a re-lint after an edit
-    (ptxlint.lsp.incremental): each rule's own outcome per statement (see ``finish``), and
-    whether a rule spoke about a statement extraction left out (``left_out_outcomes``)."""
+    (ptxlint.lsp.incremental): each rule's own outcome per statement (see ``finish``),
+    whether a rule spoke about a statement extraction left out (``left_out_outcomes``), and
+    whether the rules were asked about the file's helper calls (``helper_call_outcomes``)."""
 
-    __slots__ = ("result", "outcomes", "active", "parsed", "extracted", "left_out")
+    __slots__ = ("result", "outcomes", "active", "parsed", "extracted", "left_out", "loose")
 
     def __init__(
         self, result: FileResult, outcomes: list[list[Outcome]] | None = None,
         active: list[Rule] | None = None, parsed: ParsedSource | None = None,
-        extracted: bool = False, left_out: bool = False,
+        extracted: bool = False, left_out: bool = False, loose: bool = False,
     ) -> None:
         self.result = result
         self.outcomes: list[list[Outcome]] = [] if outcomes is None else outcomes
@@ -182,6 +183,7 @@ class Linted:
         self.parsed = parsed
         self.extracted = extracted  # statements were extracted (else ``result`` reports why not)
         self.left_out = left_out
+        self.loose = loose
 
 
 @collector.paused()
@@ -253,10 +255,11 @@ def _lint_kept(
         # left-out tree's answers: forgotten before the lint again
         file_memos.release()
         return _lint_kept(source, rules, given, selector, tier2, True)
-    loose = helper_call_outcomes(active, source, context) if not statements else ()
+    loose = helper_call_outcomes(active, source, context, statements)
     left = left_out_outcomes(active, extracted.left_out, context)
     finish(result, source, raw, active, selector, parsed, loose, left)
-    return Linted(result, raw, active, parsed, extracted=True, left_out=bool(left))
+    return Linted(result, raw, active, parsed, extracted=True, left_out=bool(left),
+                  loose=bool(loose))
 
 
 def left_out_outcomes(
@@ -277,16 +280,21 @@ def left_out_outcomes(
 
 
 def helper_call_outcomes(
-    active: Sequence[Rule], source: SourceFile, context: RuleContext
+    active: Sequence[Rule], source: SourceFile, context: RuleContext,
+    statements: Sequence[AsmStatement] = (),
 ) -> list[tuple[Rule, Outcome]]:
-    """In a file without asm statements: what each active rule that needs ``helper-calls``
+    """In a file none of whose ``statements`` may carry them (no asm, or only what macros
+    expand, ``function_flow.carries``): what each active rule that needs ``helper-calls``
     says about the steps the file takes by calling its project headers' asm helpers
     (ptxlint.analysis.helper_carrier), asked of the one statement that carries them. The file's
     tree is parsed here where extraction made none (a file without the asm keyword)."""
     asked = [r for r in active if HELPER_CALLS in getattr(r, "needs", ())]
     if not asked or source.path.endswith(PYTHON_EXTENSIONS + JULIA_EXTENSIONS):
         return []
-    from ptxlint.analysis.helper_carrier import carrier  # only runs with such a rule pay
+    from ptxlint.analysis.helper_carrier import carrier, carries  # only runs with such a rule pay
+
+    if any(carries(s) for s in statements):
+        return []
 
     if not isinstance(context.parsed, ParsedSource):
         from ptxlint.frontends.syntax_tree import parse

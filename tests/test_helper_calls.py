@@ -224,3 +224,50 @@ def test_a_finding_at_a_helper_call_stays_there_beside_a_macros_asm(tree, capsys
     (tree / "mixed.cu").write_text(text)
     found = places(check_json(capsys, "mixed.cu", "--preview", "--select", "PTX602"))
     assert found == [("PTX602", 9, 3)]  # the wait_copies<0>() call, two lines further down
+
+
+@pytest.mark.parametrize("in_header", [True, False])
+def test_a_finding_at_a_helper_call_stays_there_where_only_macros_hold_asm(
+        tree, capsys, in_header):
+    """A file whose only asm statements are a macro's expansions (DeepGEMM's impl files: the
+    trap of DG_TRAP_ONLY_DEVICE_ASSERT at the kernel's top) has no statement of its own to
+    carry the findings about its header helpers' steps: carried by an expansion, they were
+    placed at the macro's invocation (line 6), named as in its expansion, and a suppression
+    there covered them. The carrier at the helper calls carries them instead."""
+    define = "#define TRAP_UNLESS(c) do { if (!(c)) asm volatile(\"trap;\"); } while (0)\n"
+    include = '#include "pipeline.cuh"\n'
+    if in_header:
+        (tree / "checks.cuh").write_text("#pragma once\n" + define)
+        head = include + '#include "checks.cuh"\n'
+    else:
+        head = include + define
+    text = (tree / "bad.cu").read_text().replace(include, head)
+    text = text.replace("  __shared__ float tile[128];\n  copy_4_bytes",
+                        "  TRAP_UNLESS(blockDim.x == 128);\n  __shared__ float tile[128];\n"
+                        "  copy_4_bytes", 1)
+    (tree / "traps.cu").write_text(text)
+    doc = check_json(capsys, "traps.cu", "--preview", "--no-cache", "--select", "PTX602,PTX603")
+    # wait_copies<0>() and the read, each two lines further down than in bad.cu
+    assert places(doc) == [("PTX602", 9, 3), ("PTX603", 19, 22)]
+    assert all("expansion" not in f for f in doc["findings"])
+
+
+def test_the_language_server_lints_the_file_again_when_such_asm_changes(tree):
+    """A statement with no instruction carries no helper step: the file's findings are the
+    helper calls' (they were lost). An edit inside its template would be re-linted statement
+    by statement, which asks no rule about the calls: the whole file is linted again."""
+    rules, context, selector = instantiate(load_rules().rules), RuleContext(), _All()
+    linter = IncrementalLinter()
+    path = str(tree / "bad.cu")
+    text = (tree / "bad.cu").read_text().replace(
+        "  __shared__ float tile[128];\n  copy_4_bytes",
+        '  asm volatile("// a note" ::: "memory");\n  __shared__ float tile[128];\n'
+        "  copy_4_bytes", 1)
+
+    def found(current: str) -> list[tuple[str, int]]:
+        return [(f.rule, f.span.start) for f in
+                linter.lint(path, current, rules, context, selector).findings]
+
+    before = found(text)
+    assert [rule for rule, _ in before] == ["PTX602", "PTX603"]
+    assert found(text.replace("// a note", "// a notes")) == [(r, at + 1) for r, at in before]

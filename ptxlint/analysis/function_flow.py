@@ -67,7 +67,7 @@ from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, statement_events
 
 __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "Step",
-           "base_name", "flows_of"]
+           "base_name", "carries", "flows_of"]
 
 Node = tree_sitter.Node
 
@@ -546,7 +546,8 @@ class FileFlows:
         self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool, str], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         self._naming: dict[int, list[CallerSite]] = {}
-        self.carrier: AsmStatement | None = None  # of a file with no asm (helper_carrier)
+        # of a file with no statement that ``carries`` (helper_carrier)
+        self.carrier: AsmStatement | None = None
 
     def _function(self, shape: FunctionShape) -> FunctionFlow:
         return FunctionFlow(self.parsed, shape.node, shape.name, shape.start, shape.end,
@@ -705,12 +706,12 @@ class FileFlows:
 
     def _anchor(self, flow: FunctionFlow) -> AsmStatement | None:
         """The statement of this file that carries the findings about a step of an included
-        header's helper (the header's statement is not this file's): the function's own first
-        statement, else the file's first, else (no asm of its own) the file's ``carrier``; one
-        the file spells itself where there is one (a finding a macro's expansion carried would
-        be placed at the invocation: DeepGEMM's DG_TRAP_ONLY_DEVICE_ASSERT)."""
+        header's helper (the header's statement is not this file's): of those the file spells
+        itself (:func:`carries`), the function's first, else the file's first; with none, the
+        file's ``carrier``, which spans a helper call (a finding carried by an expansion would
+        be placed at the macro's invocation: DeepGEMM's DG_TRAP_ONLY_DEVICE_ASSERT)."""
         if self._statement_bytes is None:
-            own = [s for s in self._statements if s.context.expansion is None] or self._statements
+            own = [s for s in self._statements if carries(s)]
             placed = sorted((self.parsed.to_byte(s.span.start), k) for k, s in enumerate(own))
             self._statement_bytes = [byte for byte, _ in placed]
             self._by_byte = [own[k] for _, k in placed]
@@ -718,6 +719,12 @@ class FileFlows:
         if k < len(self._by_byte) and self._statement_bytes[k] < flow.end:
             return self._by_byte[k]
         return self._by_byte[0] if self._by_byte else self.carrier
+
+    def carry(self, statement: AsmStatement) -> None:
+        """``statement`` carries the file's helper steps (:mod:`.helper_carrier`); the steps
+        by statement, read while the rules were asked about the file's expansions, again."""
+        self.carrier = statement
+        self._by_statement = None
 
     def included(self) -> list[FileFlows]:
         """The flows of the project headers the file includes (:mod:`.included_helpers`),
@@ -908,6 +915,14 @@ class FileFlows:
         return any(start <= at < end and (depth == 0 or self.may_take(
             callee, kinds, caller, depth - 1, form, self.class_of(caller, callee, at, stop, form)))
             for at, stop, callee, _, form in caller.raw_calls)
+
+
+def carries(statement: AsmStatement) -> bool:
+    """``statement`` may carry the findings about a file's header helper steps
+    (``FileFlows._anchor``): the file spells it itself, outside a macro's body or expansion,
+    and it holds an instruction (the protocol rules are asked only about such)."""
+    context = statement.context
+    return context.macro is None and context.expansion is None and bool(statement.ptx.instructions)
 
 
 # One file's flows at a time, by its tree's identity (a file's statements are linted in turn)

@@ -246,8 +246,8 @@ def _relint(
     if grammar_for(path, text) != old.grammar:
         return None
     linted = document.linted
-    if linted.left_out:
-        return None  # a rule spoke about a statement left out: the whole lint places it
+    if linted.left_out or linted.loose:
+        return None  # a rule spoke about a statement left out, or helper calls: the whole lint
     statements = linted.result.statements
     at = _statement_at(statements, edit)
     if at is None:
