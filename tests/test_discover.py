@@ -109,6 +109,59 @@ def test_gitignore_folder_pattern_matches_only_folders(in_tmp: Path) -> None:
     assert paths(discover(["."])) == ["src/kernels.cu"]
 
 
+def test_gitignore_ignore_all_but_folders_and_extensions(in_tmp: Path) -> None:
+    # "ignore files without an extension": `*` excludes everything, `!*/` re-includes the
+    # folders, `!*.*` the files with a dot; what git lists (git ls-files --others
+    # --exclude-standard) is linted
+    write(in_tmp, ".gitignore", "*\n!*.*\n!*/\n*.o\n")
+    write(in_tmp, "top.cu")
+    write(in_tmp, "ch03/reduction/kernel.cu")
+    write(in_tmp, "ch03/reduction/kernel")
+    write(in_tmp, "ch03/reduction/kernel.o")
+    assert paths(discover(["."])) == ["ch03/reduction/kernel.cu", "top.cu"]
+
+
+def test_gitignore_any_folder_pattern(in_tmp: Path) -> None:
+    write(in_tmp, "top.cu")
+    write(in_tmp, "sub/a.cu")
+    write(in_tmp, "sub/deeper/b.cu")
+    for pattern in ("*/", "**/"):  # every folder: only the files at the top stay
+        write(in_tmp, ".gitignore", pattern + "\n")
+        assert paths(discover(["."])) == ["top.cu"], pattern
+
+
+def test_gitignore_negated_folder_does_not_re_include_its_files(in_tmp: Path) -> None:
+    # git: a negation re-includes the path it matches; `!*/` and `!keep/` match folders, so
+    # the files in them that an earlier pattern excludes stay excluded
+    write(in_tmp, "sub/a.cu")
+    write(in_tmp, "sub/b.h")
+    write(in_tmp, "keep/c.cu")
+    write(in_tmp, "keep/d.h")
+    write(in_tmp, ".gitignore", "*\n!*/\n!*.h\n")
+    assert paths(discover(["."])) == ["keep/d.h", "sub/b.h"]
+    write(in_tmp, ".gitignore", "*.cu\n!keep/\n")
+    assert paths(discover(["."])) == ["keep/d.h", "sub/b.h"]
+
+
+def test_gitignore_negated_folder_re_includes_a_folder_an_extension_excludes(
+    in_tmp: Path,
+) -> None:
+    # libcudacxx/test/.gitignore: `*.spec` (PyInstaller files), `!*.spec/` (test folders)
+    write(in_tmp, ".gitignore", "*.spec\n!*.spec/\n")
+    write(in_tmp, "format.spec/formatter.pass.cpp")
+    write(in_tmp, "app.spec")
+    assert paths(discover(["."])) == ["format.spec/formatter.pass.cpp"]
+
+
+def test_gitignore_folder_contents_pattern_keeps_the_folder(in_tmp: Path) -> None:
+    # `foo/**` matches what is in foo, not foo: a later negation can re-include a file there
+    write(in_tmp, ".gitignore", "foo/**\n!foo/keep.cu\n")
+    write(in_tmp, "foo/keep.cu")
+    write(in_tmp, "foo/drop.cu")
+    write(in_tmp, "foo/sub/drop.cu")
+    assert paths(discover(["."])) == ["foo/keep.cu"]
+
+
 def test_gitignore_can_be_turned_off(in_tmp: Path) -> None:
     write(in_tmp, ".gitignore", "*.cu\n")
     write(in_tmp, "a.cu")

@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 from ptxlint import leftovers
 
 if TYPE_CHECKING:
+    import re
+
     import pathspec
 
     from ptxlint.run.file_index import FileIndex
@@ -138,15 +140,18 @@ def is_error_reason(reason: str) -> bool:
 
 
 @functools.cache
-def _pattern_factory() -> str:
-    # pathspec 1.x deprecates "gitwildmatch" in favor of "gitignore"; 0.12 only has the former.
-    import pathspec
-
+def _pattern_factory() -> Callable[[str], pathspec.Pattern]:
+    # The pattern class of pathspec's GitIgnoreSpec, whose regexes mark where a match goes
+    # through a folder (the ``ps_d`` group): 1.x's GitIgnoreSpecPattern (its "gitignore" class
+    # follows the documentation rather than git, and the name "gitwildmatch" is deprecated),
+    # 0.12's GitWildMatchPattern.
     try:
-        pathspec.util.lookup_pattern("gitignore")
-    except KeyError:
-        return "gitwildmatch"
-    return "gitignore"
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+    except ImportError:
+        from pathspec.patterns.gitwildmatch import GitWildMatchPattern
+
+        return GitWildMatchPattern
+    return GitIgnoreSpecPattern
 
 
 def compile_patterns(lines: Iterable[str], *, strict: bool = False) -> tuple[pathspec.Pattern, ...]:
@@ -169,18 +174,47 @@ def compile_patterns(lines: Iterable[str], *, strict: bool = False) -> tuple[pat
     return tuple(p for p in compiled if p.include is not None)
 
 
+_FOLDER_MARK = "ps_d"  # the group pathspec's git patterns put on the ``/`` after a folder
+_ANY_FOLDER = f"(?P<{_FOLDER_MARK}>/)"  # pathspec 1.x's regex for ``*/`` and ``**/``
+
+
 def match_patterns(patterns: Sequence[pathspec.Pattern], rel: str, is_dir: bool) -> bool | None:
     """Git's verdict for ``rel`` (``/``-separated, relative to the patterns' base folder).
 
     True: ignored; False: re-included by a negation; None: no pattern matched.
+
+    pathspec's GitIgnoreSpec reading: a pattern's regex is searched in the path (the ones for
+    ``*``, ``**``, ``*/``, ``**/`` are not anchored), and a match that goes through a folder
+    above the path (``ps_d``) ranks below one of the path itself: a later negation that
+    matches only a folder (``!*/``) re-includes that folder, not the files in it that an
+    earlier pattern excludes, and a pattern that excludes a folder excludes what is in it.
     """
     candidate = rel + "/" if is_dir else rel
     verdict: bool | None = None
+    rank = 0
     for pattern in patterns:
         regex = getattr(pattern, "regex", None)
-        if regex is not None and regex.match(candidate):
-            verdict = bool(pattern.include)
+        if regex is None or (match := regex.search(candidate)) is None:
+            continue
+        if is_dir and match.groupdict().get(_FOLDER_MARK) is None and not regex.search(rel):
+            continue  # ``foo/**`` matches what is in foo, not foo
+        include = bool(pattern.include)
+        through_folder = _through_folder(regex, match, candidate, is_dir)
+        if (include and through_folder) or (1 if through_folder else 2) >= rank:
+            verdict, rank = include, 1 if through_folder else 2
     return verdict
+
+
+def _through_folder(
+    regex: re.Pattern[str], match: re.Match[str], candidate: str, is_dir: bool
+) -> bool:
+    """Whether ``match`` matched a folder above ``candidate`` rather than ``candidate`` itself
+    (a folder's candidate ends in ``/``: the mark on that ``/`` is the folder itself)."""
+    if match.groupdict().get(_FOLDER_MARK) is None:
+        return False
+    if not is_dir:
+        return True
+    return regex.pattern != _ANY_FOLDER and match.end(_FOLDER_MARK) != len(candidate)
 
 
 def _to_posix(rel: str) -> str:
