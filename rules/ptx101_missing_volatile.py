@@ -65,6 +65,13 @@ One defect, one finding (`ptxlint.analysis.roots`): an instruction no PTX form s
 (`atom.globl.add.u32`, PTX204) has no known effects, so it asks for no `volatile` until it is
 spelled right.
 
+An instruction with a piece the front end cannot read (a macro whose text is unknown, an
+f-string field of CUDA C++ held in a Python string, an operand spliced into a modifier:
+`"st.global." PTX_TYPE`, `cta_group::%2`) has the effects that every spelling the PTX grammar
+allows there shares (`ptxlint.ptx.hole_effects`): a store whose type is the hole is still a
+store. Where the hole is the opcode, the sub-instruction (`st.` + hole) or may hold a qualifier
+that decides the effect (`ld.global` + hole may be `ld.global.nc`), it is not judged.
+
 ## Why is this bad?
 The compiler assumes a non-volatile asm is a pure function of its inputs (CUDA "Inline PTX
 Assembly", *Incorrect Optimization*). With `nvcc -arch=sm_90 -O3` (CUDA 13.0) that is what

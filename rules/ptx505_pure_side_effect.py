@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from ptxlint.analysis.effects import Effect
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity
-from ptxlint.ptx.effects import lookup
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import API_NAMES, llvm_call
@@ -38,6 +37,13 @@ knows (`ptxlint.ptx.effects`); `%tid`, `%laneid` and other fixed registers are p
 
 An instruction no PTX form spells (PTX204) has no known effects here
 (`ptxlint.analysis.roots`).
+
+A template built with an f-string or `.format` may leave a hole where a field is
+(`f"st.global.{dtype} [$1], $2;"`): the instruction has the effects every spelling the PTX
+grammar allows there shares (`ptxlint.ptx.hole_effects`), so a pure store whose type is a field
+is flagged as the literal one is. Where the field is the opcode, the sub-instruction or may be a
+qualifier that decides the effect (`ld.global.{cache}` may be `ld.global.nc`, which reads
+data that cannot change), it is not flagged.
 
 Findings are ranked by danger. Writes, atomics, barriers, fences, warp collectives and timers
 are errors. A pure *load* is an error where something can change the memory between two
@@ -127,7 +133,7 @@ def _danger(statement: AsmStatement, effect: Effect) -> tuple[Severity, str]:
     instruction = statement.ptx.instructions[effect.position] if effect.position >= 0 else None
     if instruction is None or effect.what.startswith("'%"):
         return Severity.ERROR, _EFFECT  # a time-varying special register
-    effects = lookup(instruction.opcode, instruction.modifiers)
+    effects = effect.effects  # the analysis's: what every spelling of a holed mnemonic does
     order = effects.ordering if effects is not None else None
     if order is not None and order.kind == "load" and order.strong and effects is not None \
             and effects.memory == "read" and not effects.collective:

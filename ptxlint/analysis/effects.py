@@ -5,15 +5,23 @@ The lists here are the template's, shared by the statements that spell it; the r
 through the statement's analysis (``StatementAnalysis.side_effects``, ``.memory_effects``),
 which leaves out an instruction PTX204 reports as misspelled (``st.glob.u32``): what it does is
 unknown until it is spelled right, and its effects would only echo the typo.
+
+An instruction with a hole in it (an f-string field, a macro the front end could not read, an
+operand spliced into a modifier: ``st.global.{dtype}``, ``cta_group::%0``) has the effects all
+its possible spellings share (:mod:`ptxlint.ptx.hole_effects`): a store whose type is a hole
+writes memory. One whose opcode, or whose first modifier, starts with a hole has none here, nor
+does a ``call`` with one (its target may be a state read, ``ptx.call_targets``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
-from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
+from ptxlint.model import HOLE, AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.call_targets import reads_program_state
-from ptxlint.ptx.effects import Ordering, lookup, special_register
+from ptxlint.ptx.effects import Effects, Ordering, lookup, special_register
+from ptxlint.ptx.hole_effects import effects_with_holes
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = ["Effect", "memory_effects", "side_effects"]
@@ -23,11 +31,11 @@ __all__ = ["Effect", "memory_effects", "side_effects"]
 class Effect:
     """One reason a template is more than a function of its inputs."""
 
-    __slots__ = ("what", "start", "end", "asynchronous", "position", "ordering")
+    __slots__ = ("what", "start", "end", "asynchronous", "position", "ordering", "effects")
 
     def __init__(
         self, what: str, start: int, end: int, asynchronous: bool = False, position: int = -1,
-        ordering: Ordering | None = None,
+        ordering: Ordering | None = None, effects: Effects | None = None,
     ) -> None:
         # e.g. "'st.global.u32' writes memory", "'%clock' changes while the thread runs"
         self.what = what
@@ -40,6 +48,8 @@ class Effect:
         self.position = position  # the instruction's index in the template
         # the instruction's memory-ordering semantics and kind; None where it has none
         self.ordering = ordering
+        # what the instruction does (``instruction_effects``); None for a special register's
+        self.effects = effects
 
     @property
     def sem(self) -> str:
@@ -74,7 +84,31 @@ def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
 
 
 def _mnemonic(instruction: PtxInstruction) -> str:
-    return instruction.mnemonic
+    return instruction.mnemonic.replace(HOLE, "\u2026")  # a hole shown as an ellipsis
+
+
+# an operand spliced into a modifier of extended asm (``cta_group::%0``, ``%[n]``)
+_SPLICE = re.compile(r"%(?:[A-Za-z]?[0-9]+|\[[A-Za-z_][A-Za-z0-9_]*\])")
+
+
+def instruction_effects(instruction: PtxInstruction) -> Effects | None:
+    """What ``instruction`` does (``ptx.effects.lookup``); for one with a hole in it, what all
+    its spellings do (module docstring), or None where that is not known."""
+    if not instruction.opaque:
+        return lookup(instruction.opcode, instruction.modifiers)
+    opcode, modifiers = instruction.opcode, instruction.modifiers
+    if opcode == "call" or "%" in opcode:
+        return None
+    if any("%" in m for m in modifiers):
+        modifiers = tuple(_SPLICE.sub(HOLE, m) for m in modifiers)
+        if any("%" in m for m in modifiers):
+            return None
+    # a hole between the mnemonic and the operands may hold modifiers
+    operands = instruction.operands
+    open_tail = bool(operands) and operands[0].text.startswith(HOLE)
+    if not open_tail and not any(HOLE in m for m in modifiers):
+        return lookup(opcode, modifiers)  # a hole among the operands only
+    return effects_with_holes(opcode, modifiers, open_tail)
 
 
 # Effects by template and list: both lists depend on the template's parse alone, which
@@ -96,9 +130,9 @@ def side_effects(statement: AsmStatement) -> list[Effect]:
 def _side_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
     for position, ins in enumerate(ptx.instructions):
-        if ins.opaque or reads_program_state(ins):
+        if reads_program_state(ins) or (ins.opaque and HOLE in ins.opcode):
             continue
-        effects = lookup(ins.opcode, ins.modifiers)
+        effects = instruction_effects(ins)
         if effects is not None and effects.side_effect:
             order = effects.ordering
             if order is not None and order.kind == "load" and order.strong:
@@ -115,7 +149,7 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
                 why = "has a side effect"
             found.append(Effect(
                 f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end, position=position,
-                ordering=order,
+                ordering=order, effects=effects,
             ))
         for operand in _specials(ins.operands):
             name, register = special_register(operand.text)
@@ -135,9 +169,9 @@ def memory_effects(statement: AsmStatement) -> list[Effect]:
 def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
     for position, ins in enumerate(ptx.instructions):
-        if ins.opaque or reads_program_state(ins):
+        if reads_program_state(ins):
             continue
-        effects = lookup(ins.opcode, ins.modifiers)
+        effects = instruction_effects(ins)
         if effects is None:
             continue
         order = effects.ordering
@@ -159,11 +193,12 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
                     asynchronous=effects.async_proxy and not effects.orders_memory,
                     position=position,
                     ordering=order,
+                    effects=effects,
                 )
             )
         elif effects.orders_memory:
             found.append(Effect(
                 f"'{_mnemonic(ins)}'{named} orders memory", ins.opcode_start, ins.opcode_end,
-                position=position, ordering=order,
+                position=position, ordering=order, effects=effects,
             ))
     return found
