@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from string import ascii_letters
 
 from ptxlint.frontends.statement_problems import broken_literals
 from ptxlint.model import AsmStatement, Finding, Severity
@@ -56,7 +57,9 @@ mod = load_inline("m", cpp_sources="", cuda_sources=cuda_src, functions=["k"])
 ```
 
 ## Use instead
-A raw Python string keeps `\\n` as the two characters C++ reads as an escape (or write `\\\\n`):
+A raw Python string keeps `\\n` as the two characters C++ reads as an escape (or write `\\\\n`);
+the message names the raw form of the string as it opens (`r\"\"\"`, and `rf\"\"\"` for an
+f-string, whose fields still work):
 ```python
 cuda_src = r\"\"\"
 __global__ void k(unsigned *p) {
@@ -77,8 +80,8 @@ string may be built from several pieces or names; in C++ the missing quote's pla
         broken = broken_literals(statement.problems)
         if not broken:
             return
-        piece, escape = broken[0]  # the literals after it are its echoes: the next line's
-        # quote opens where this one should have closed
+        piece, escape, opening = broken[0]  # the literals after it are its echoes: the next
+        # line's quote opens where this one should have closed
         message = (
             "this string literal of the asm template runs to the end of its line, its closing "
             "quote missing: nvcc rejects the file ('missing closing quote')"
@@ -86,6 +89,18 @@ string may be built from several pieces or names; in C++ the missing quote's pla
         if escape:
             message += (
                 f"; the Python string that holds this CUDA source is not raw, so its '{escape}' "
-                "became a line break here: a raw string (r\"\"\"...\"\"\") or '\\\\n' keeps it"
+                f"became a line break here: a raw string ({_raw(opening)}) or '\\\\n' keeps it"
             )
         yield self.finding(statement, statement.template.pieces[piece].span, message)
+
+
+def _raw(opening: str) -> str:
+    """The raw form of the Python string opened by ``opening`` (a quote or three, after the
+    prefix letters): ``r`` before its other letters (an f-string's is ``rf``, a bytes string's
+    ``rb``; a ``u`` string has none and becomes a plain ``r`` one), with its quotes; a raw
+    triple-quoted string where the opening is not known."""
+    quote = opening.lstrip(ascii_letters)
+    if not quote:
+        return 'r"""..."""'
+    kept = "".join(c for c in opening[: len(opening) - len(quote)] if c not in "rRuU")
+    return f"r{kept}{quote}...{quote}"

@@ -67,6 +67,27 @@ def test_python_string_that_is_not_raw_breaks_the_literals() -> None:
     assert len(raw.statements) == 1 and raw.skipped == []
 
 
+def test_the_raw_form_named_is_that_of_the_string_as_it_opens() -> None:
+    # an f-string's raw form is rf"..." (r"..." would print its fields as written), with the
+    # string's own quotes; a plain string's is r"..."
+    def message(prefix: str, quotes: str) -> str:
+        cuda = _CUDA.replace("{", "{{").replace("}", "}}").replace("p[1]", "p[{N}]") \
+            if "f" in prefix else _CUDA
+        text = (
+            "from torch.utils.cpp_extension import load_inline\nN = 1\n"
+            f"SRC = {prefix}{quotes}\n{cuda}{quotes}\n"
+            "mod = load_inline(name='m', cpp_sources='void k();', cuda_sources=SRC,\n"
+            "                  functions=['k'])\n"
+        )
+        ((finding,),) = [lint_text(text, path="k.py")]
+        assert finding.rule == "PTX014"
+        return finding.message
+
+    assert "a raw string (rf\"\"\"...\"\"\")" in message("f", '"""')
+    assert "a raw string (rf'''...''')" in message("f", "'''")
+    assert "a raw string (r\"\"\"...\"\"\")" in message("", '"""')
+
+
 def test_spliced_and_raw_literals_are_whole() -> None:
     # a backslash-newline splices the line (phase 2) and a raw literal may span lines: nvcc
     # compiles both, so both are read

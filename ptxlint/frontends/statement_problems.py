@@ -27,24 +27,29 @@ _BROKEN_LITERAL_SKIP = (
 _AT_OFFSET = " at offset "
 _PIECE = " (template piece "
 _ESCAPE = "; its line break is the Python escape "
+_OPENING = " of the Python string opened by "
 
 
-def broken_literal(piece: int, escape: str = "") -> str:
+def broken_literal(piece: int, escape: str = "", opening: str = "") -> str:
     """The problem of a template whose ``piece``-th piece (``Template.pieces``) is a string
     literal that runs to the end of its line; ``escape``: how the Python string that holds the
     C++ spells that line break, where an escape (``\\n``) of a string that is not raw made it
-    (the Python front end knows, ``embedded_cxx``). An index, not an offset: it holds where the
-    statement's pieces are moved (an embedded statement's, an edit's)."""
-    return f"{BROKEN_LITERAL}{_PIECE}{piece})" + (f"{_ESCAPE}{escape}" if escape else "")
+    (the Python front end knows, ``embedded_cxx``), and ``opening``: that string's prefix and
+    opening quotes (``f\"\"\"``). An index, not an offset: it holds where the statement's
+    pieces are moved (an embedded statement's, an edit's)."""
+    return f"{BROKEN_LITERAL}{_PIECE}{piece})" + (f"{_ESCAPE}{escape}" if escape else "") + (
+        f"{_OPENING}{opening}" if escape and opening else "")
 
 
-def broken_literals(problems: Iterable[str]) -> list[tuple[int, str]]:
-    """Each literal ``broken_literal`` recorded: (its piece's index, the Python escape or "")."""
+def broken_literals(problems: Iterable[str]) -> list[tuple[int, str, str]]:
+    """Each literal ``broken_literal`` recorded: (its piece's index, the Python escape or "",
+    the opening of the Python string that spells it or "")."""
     found = []
     for problem in problems:
         if problem.startswith(BROKEN_LITERAL + _PIECE):
             piece, _, escape = problem[len(BROKEN_LITERAL + _PIECE):].partition(")")
-            found.append((int(piece), escape.removeprefix(_ESCAPE)))
+            escape, _, opening = escape.removeprefix(_ESCAPE).partition(_OPENING)
+            found.append((int(piece), escape, opening))
     return found
 
 

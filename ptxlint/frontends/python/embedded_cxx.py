@@ -6,11 +6,13 @@ of the result is mapped back into the ``.py`` file through the string's map."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
 from ptxlint.frontends.cxx.extract import extract
 from ptxlint.frontends.extraction import ExtractionResult
+from ptxlint.frontends.python.pystrings import PY_FSTRING, PY_STRING
 from ptxlint.frontends.sourced import Sourced
 from ptxlint.frontends.statement_problems import broken_literal, broken_literals
 from ptxlint.model import (
@@ -82,13 +84,29 @@ def _with_escapes(statement: AsmStatement, code: Sourced, text: str) -> AsmState
     pieces = statement.template.pieces
     problems = list(statement.problems)
     for k, problem in enumerate(problems):
-        for piece, _ in broken_literals((problem,)):
+        for piece, _, _ in broken_literals((problem,)):
             end = pieces[piece].span.end  # the line break the literal runs to, if any
             if end < len(code.text) and code.text[end] == "\n":
                 start, stop = code.starts[end], code.ends[end]
                 if stop - start > 1:
-                    problems[k] = broken_literal(piece, text[start:stop])
+                    problems[k] = broken_literal(piece, text[start:stop],
+                                                 _opening(code, start, text))
     return dataclasses.replace(statement, problems=tuple(problems))
+
+
+_OPENING = re.compile(r"[A-Za-z]*(?:\"\"\"|\'\'\'|\"|\')")
+
+
+def _opening(code: Sourced, at: int, text: str) -> str:
+    """The prefix and opening quotes of the Python string literal whose characters hold source
+    offset ``at`` (``f\"\"\"``), or "" (the innermost literal piece of ``code`` around it)."""
+    around = [p.span for p in code.pieces if p.kind in (PY_STRING, PY_FSTRING)
+              and p.span.start <= at < p.span.end]
+    if not around:
+        return ""
+    span = min(around, key=lambda s: s.end - s.start)
+    found = _OPENING.match(text, span.start, span.end)
+    return found.group() if found is not None else ""
 
 
 def _remap_statement(statement: AsmStatement, source: SourceFile, m: _Map) -> AsmStatement:
