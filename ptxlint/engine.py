@@ -250,12 +250,14 @@ def _lint_kept(
         cxx=facts,
     )
     raw = run_rules(active, statements, context)
+    # the helper calls' carrier reads the file's statements too: a tree that left out the
+    # functions without asm would hide their calls
+    loose = helper_call_outcomes(active, source, context)
     if asked is not None and parsed is not None and (asked.asked or parsed.missed):
         # the memos that remember this file by its source object (value flow's) hold the
         # left-out tree's answers: forgotten before the lint again
         file_memos.release()
         return _lint_kept(source, rules, given, selector, tier2, True)
-    loose = helper_call_outcomes(active, source, context, statements)
     left = left_out_outcomes(active, extracted.left_out, context)
     finish(result, source, raw, active, selector, parsed, loose, left)
     return Linted(result, raw, active, parsed, extracted=True, left_out=bool(left),
@@ -280,21 +282,16 @@ def left_out_outcomes(
 
 
 def helper_call_outcomes(
-    active: Sequence[Rule], source: SourceFile, context: RuleContext,
-    statements: Sequence[AsmStatement] = (),
+    active: Sequence[Rule], source: SourceFile, context: RuleContext
 ) -> list[tuple[Rule, Outcome]]:
-    """In a file none of whose ``statements`` may carry them (no asm, or only what macros
-    expand, ``function_flow.carries``): what each active rule that needs ``helper-calls``
-    says about the steps the file takes by calling its project headers' asm helpers
-    (ptxlint.analysis.helper_carrier), asked of the one statement that carries them. The file's
-    tree is parsed here where extraction made none (a file without the asm keyword)."""
+    """What each active rule that needs ``helper-calls`` says about the steps the file takes by
+    calling its project headers' asm helpers (ptxlint.analysis.helper_carrier), asked of the
+    one statement that carries them, after the file's own statements. The file's tree is
+    parsed here where extraction made none (a file without the asm keyword)."""
     asked = [r for r in active if HELPER_CALLS in getattr(r, "needs", ())]
     if not asked or source.path.endswith(PYTHON_EXTENSIONS + JULIA_EXTENSIONS):
         return []
-    from ptxlint.analysis.helper_carrier import carrier, carries  # only runs with such a rule pay
-
-    if any(carries(s) for s in statements):
-        return []
+    from ptxlint.analysis.helper_carrier import carrier  # only runs with such a rule pay
 
     if not isinstance(context.parsed, ParsedSource):
         from ptxlint.frontends.syntax_tree import parse

@@ -210,9 +210,9 @@ class _All:
 
 
 def test_a_finding_at_a_helper_call_stays_there_beside_a_macros_asm(tree, capsys):
-    """The findings about a header helper's steps are carried by a statement the file spells
-    itself: carried by an asm statement a macro expanded (a trap macro at the kernel's top, as
-    DeepGEMM's DG_TRAP_ONLY_DEVICE_ASSERT), they were placed at that macro's invocation."""
+    """The findings about a header helper's steps are carried by no asm statement of the file:
+    carried by one a macro expanded (a trap macro at the kernel's top, as DeepGEMM's
+    DG_TRAP_ONLY_DEVICE_ASSERT), they were placed at that macro's invocation."""
     text = (tree / "bad.cu").read_text().replace(
         '#include "pipeline.cuh"\n',
         '#include "pipeline.cuh"\n#define TRAP_UNLESS(c) if (!(c)) asm volatile("trap;")\n')
@@ -271,3 +271,25 @@ def test_the_language_server_lints_the_file_again_when_such_asm_changes(tree):
     before = found(text)
     assert [rule for rule, _ in before] == ["PTX602", "PTX603"]
     assert found(text.replace("// a note", "// a notes")) == [(r, at + 1) for r, at in before]
+
+
+def test_a_suppression_on_the_helper_calls_line_reaches_its_finding(tree, capsys):
+    """The finding about a header helper's step is placed at the call; the suppression on the
+    call's line must reach it. Carried by an asm statement of the file (here another function's),
+    the finding took that statement's lines: the directive was reported as unused (PTX901, with
+    a fix deleting it), and one on the statement's line would have suppressed the kernel's."""
+    text = (tree / "bad.cu").read_text().replace(
+        "  wait_copies<0>();  // PTX602: the copy is in no group, so this waits for nothing",
+        "  wait_copies<0>();  // ptxlint: ignore[PTX602]")
+    text += ('\n__device__ unsigned lane() {\n  unsigned r;\n'
+             '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n  return r;\n}\n')
+    (tree / "mixed.cu").write_text(text)
+    found = places(check_json(capsys, "mixed.cu", "--preview", "--no-cache",
+                              "--select", "PTX602,PTX603,PTX901"))
+    assert found == [("PTX603", 17, 22)]
+    moved = text.replace("  wait_copies<0>();  // ptxlint: ignore[PTX602]", "  wait_copies<0>();")
+    moved = moved.replace('"=r"(r));', '"=r"(r));  // ptxlint: ignore[PTX602]')
+    (tree / "mixed.cu").write_text(moved)
+    found = places(check_json(capsys, "mixed.cu", "--preview", "--no-cache",
+                              "--select", "PTX602,PTX603,PTX901"))
+    assert found == [("PTX602", 7, 3), ("PTX603", 17, 22), ("PTX901", 22, 72)]

@@ -67,7 +67,7 @@ from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, statement_events
 
 __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "Step",
-           "base_name", "carries", "flows_of"]
+           "base_name", "flows_of"]
 
 Node = tree_sitter.Node
 
@@ -528,8 +528,6 @@ class FileFlows:
         self.library = library
         self._methods: frozenset[str] | None = None
         self._included: list[FileFlows] | None = None
-        self._statements = [s for s in statements if s.context.macro is None
-                            and s.source.text is parsed.text and s.ptx.instructions]
         if shapes is None:
             shapes = ShapeIndex(parsed, [s for s in statements if s.context.macro is None
                                          and s.source.text is parsed.text])
@@ -538,16 +536,13 @@ class FileFlows:
         self._by_statement: dict[int, list[tuple[FunctionFlow, Step]]] | None = None
         self._composed: dict[tuple[int, int], tuple[list[Step], Opaque]] = {}
         self._composing: set[int] = set()
-        self._statement_bytes: list[int] | None = None
-        self._by_byte: list[AsmStatement] = []
         self._helpers: dict[tuple[str, int, str | None, bool, int | None, str],
                             tuple[FunctionFlow, list[Step], Opaque] | None] = {}
         self._converts: dict[str, bool] = {}
         self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool, str], bool] = {}
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         self._naming: dict[int, list[CallerSite]] = {}
-        # of a file with no statement that ``carries`` (helper_carrier)
-        self.carrier: AsmStatement | None = None
+        self.carrier: AsmStatement | None = None  # of the header helpers' steps (carry)
 
     def _function(self, shape: FunctionShape) -> FunctionFlow:
         return FunctionFlow(self.parsed, shape.node, shape.name, shape.start, shape.end,
@@ -691,38 +686,24 @@ class FileFlows:
 
     def steps_of(self, statement: AsmStatement) -> list[tuple[FunctionFlow, Step]]:
         """Every step ``statement`` takes, in every function that reaches it: its own, and
-        each caller in the file (through that caller's call); for the statement that anchors
-        a function (:meth:`_anchor`), also the steps of included headers' helpers it calls."""
+        each caller in the file (through that caller's call); for the file's ``carrier``, the
+        steps of included headers' helpers its functions call."""
         if self._by_statement is None:
             self._by_statement = {}
             for flow in self.flows():
-                anchor = self._anchor(flow)
                 for step in flow.steps:
                     own = step.statement.source.text is self.parsed.text
-                    holder = step.statement if own else anchor
+                    holder = step.statement if own else self.carrier
                     if holder is not None:
                         self._by_statement.setdefault(id(holder), []).append((flow, step))
         return self._by_statement.get(id(statement), [])
 
-    def _anchor(self, flow: FunctionFlow) -> AsmStatement | None:
-        """The statement of this file that carries the findings about a step of an included
-        header's helper (the header's statement is not this file's): of those the file spells
-        itself (:func:`carries`), the function's first, else the file's first; with none, the
-        file's ``carrier``, which spans a helper call (a finding carried by an expansion would
-        be placed at the macro's invocation: DeepGEMM's DG_TRAP_ONLY_DEVICE_ASSERT)."""
-        if self._statement_bytes is None:
-            own = [s for s in self._statements if carries(s)]
-            placed = sorted((self.parsed.to_byte(s.span.start), k) for k, s in enumerate(own))
-            self._statement_bytes = [byte for byte, _ in placed]
-            self._by_byte = [own[k] for _, k in placed]
-        k = bisect.bisect_left(self._statement_bytes, flow.start)
-        if k < len(self._by_byte) and self._statement_bytes[k] < flow.end:
-            return self._by_byte[k]
-        return self._by_byte[0] if self._by_byte else self.carrier
-
     def carry(self, statement: AsmStatement) -> None:
-        """``statement`` carries the file's helper steps (:mod:`.helper_carrier`); the steps
-        by statement, read while the rules were asked about the file's expansions, again."""
+        """``statement`` carries the findings about the steps of included headers' helpers
+        (:mod:`.helper_carrier`): no statement of the file does, whose lines, guards and
+        expansion would be the finding's (a suppression on the helper call's line would not
+        reach it). The steps by statement, read while the rules were asked about the file's
+        own statements, are read again."""
         self.carrier = statement
         self._by_statement = None
 
@@ -915,14 +896,6 @@ class FileFlows:
         return any(start <= at < end and (depth == 0 or self.may_take(
             callee, kinds, caller, depth - 1, form, self.class_of(caller, callee, at, stop, form)))
             for at, stop, callee, _, form in caller.raw_calls)
-
-
-def carries(statement: AsmStatement) -> bool:
-    """``statement`` may carry the findings about a file's header helper steps
-    (``FileFlows._anchor``): the file spells it itself, outside a macro's body or expansion,
-    and it holds an instruction (the protocol rules are asked only about such)."""
-    context = statement.context
-    return context.macro is None and context.expansion is None and bool(statement.ptx.instructions)
 
 
 # One file's flows at a time, by its tree's identity (a file's statements are linted in turn)

@@ -1,33 +1,33 @@
-"""Where the protocol rules speak in a file with no asm statement of its own.
+"""Where the protocol rules speak about the steps a file takes through its headers' helpers.
 
 A kernel file of CUTLASS, CuTe, flashinfer, DeepGEMM or ThunderKittens often holds no asm: it
 takes every protocol step through the helpers its project headers define
-(``cp_async_wait<N>()``, ``warpgroup_arrive()``). The per-function flows
-(:mod:`.function_flow`) follow those calls as in any file, but the rules are asked statement
-by statement, and the findings about a header helper's step are carried by a statement the
-file spells itself (``FileFlows._anchor``, :func:`.function_flow.carries`). Such a file has
-none, or only statements a macro expanded (DeepGEMM's impl files: the trap of
-``DG_TRAP_ONLY_DEVICE_ASSERT`` at the kernel's top), which would place a finding at the
-macro's invocation: :func:`carrier` makes one, an empty statement spanning the first call
-through which a function of the file reaches a helper's step, and gives it to the flows as
-their carrier. The engine asks each rule that needs ``helper-calls``
+(``cp_async_wait<N>()``, ``warpgroup_arrive()``); or only the asm of a macro it expands
+(DeepGEMM's ``DG_TRAP_ONLY_DEVICE_ASSERT``). The per-function flows (:mod:`.function_flow`)
+follow those calls as in any file, but the rules are asked statement by statement, and a
+header helper's statement is not the file's. :func:`carrier` makes one, an empty statement
+spanning the first call through which a function of the file reaches a helper's step, and
+gives it to the flows as their carrier (``FileFlows.carry``), whether the file has asm of its
+own or not. The engine asks each rule that needs ``helper-calls``
 (``ptxlint.rule.HELPER_CALLS``) about it once, and reports what they find with no statement of
-the file: each finding's span is the call, as in a file with asm.
+the file: each finding's span is the call, and so are the lines a suppression must be on.
+Carried by an asm statement of the file, a finding took that statement's lines (a suppression
+on the call's line did not reach it, one on the statement's did), its guards (``latent``) and,
+for a macro's expansion, the invocation's place.
 """
 
 from __future__ import annotations
 
-from ptxlint.analysis.function_flow import carries, flows_of
+from ptxlint.analysis.function_flow import flows_of
 from ptxlint.model import AsmStatement, Context, SourceFile, Span, Template
 from ptxlint.ptx.parser import parse_template
 
-__all__ = ["carrier", "carries"]
+__all__ = ["carrier"]
 
 
 def carrier(source: SourceFile, context: object) -> AsmStatement | None:
-    """The statement that carries the helper steps of ``source`` (a file whose extraction
-    found no statement that ``carries`` them), set as its flows' carrier; ``None`` where no
-    function of the file reaches a step of an included header's helper."""
+    """The statement that carries the helper steps of ``source``, set as its flows' carrier;
+    ``None`` where no function of the file reaches a step of an included header's helper."""
     flows = flows_of(context, source.path)
     if flows is None:
         return None
