@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.effects import shown_mnemonic
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
-from ptxlint.ptx.effects import lookup
 from ptxlint.rule import Rule, RuleContext
 
 from ._llvm import TRITON_FAMILY, llvm_call
@@ -58,18 +59,17 @@ tl.atomic_add(ptr + offs, 1)
         elements = call.result_elements
         if elements is None or elements >= DEFAULT_THREADS:
             return
-        for instruction in statement.ptx.instructions:
-            if instruction.opaque:
-                continue
-            effects = lookup(instruction.opcode, instruction.modifiers)
+        for effect in analysis_of(statement).memory_effects:
+            effects = effect.effects
             if effects is None or effects.memory not in ("write", "readwrite"):
                 continue
+            instruction = statement.ptx.instructions[effect.position]
             copies = DEFAULT_THREADS // elements
             warps = max(1, elements // 32)
             yield self.finding(
                 statement,
                 self.template_span(statement, instruction.opcode_start, instruction.opcode_end),
-                f"'{instruction.mnemonic}' writes memory, and the tensor has {elements} "
+                f"'{shown_mnemonic(instruction)}' writes memory, and the tensor has {elements} "
                 f"elements: with the default num_warps=4 (128 threads) Triton replicates them "
                 f"and runs this asm {copies} times per element (triton-lang/triton#11065); "
                 f"launch with num_warps={warps} or use tl.atomic_add/tl.store",

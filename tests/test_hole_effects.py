@@ -143,3 +143,22 @@ def test_a_pure_triton_store_whose_type_is_an_f_string_field_is_flagged() -> Non
 def test_a_pure_triton_asm_whose_field_may_decide_the_effect_is_not_flagged(
         template: str) -> None:
     assert _triton(template) == []
+
+
+def _replicated(template: str) -> list[str]:
+    text = (
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def kernel(P, dtype: tl.constexpr, op: tl.constexpr):\n"
+        "    offs = tl.arange(0, 32)\n"
+        f'    tl.inline_asm_elementwise(f"{template}", "=r,l", [P + offs], dtype=tl.int32, '
+        "is_pure=False, pack=1)\n"
+    )
+    return [f.message for f in lint_text(text, path="k.py", select=("PTX506",))]
+
+
+def test_an_impure_reduction_whose_type_is_a_field_runs_once_per_copy() -> None:
+    """PTX506 reads the statement's memory effects: a field in the type leaves a reduction
+    one, a field for the operation's opcode leaves it unknown."""
+    [message] = _replicated("red.global.add.{dtype} [$1], 1;")
+    assert message.startswith("'red.global.add.\u2026' writes memory")
+    assert _replicated("{op}.global.add.u32 [$1], 1;") == []

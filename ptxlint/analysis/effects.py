@@ -24,7 +24,7 @@ from ptxlint.ptx.effects import Effects, Ordering, lookup, special_register
 from ptxlint.ptx.hole_effects import effects_with_holes
 from ptxlint.ptx.template_memo import TemplateMemo
 
-__all__ = ["Effect", "memory_effects", "side_effects"]
+__all__ = ["Effect", "instruction_effects", "memory_effects", "shown_mnemonic", "side_effects"]
 
 
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
@@ -83,8 +83,9 @@ def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
         yield from _specials(operand.parts)
 
 
-def _mnemonic(instruction: PtxInstruction) -> str:
-    return instruction.mnemonic.replace(HOLE, "\u2026")  # a hole shown as an ellipsis
+def shown_mnemonic(instruction: PtxInstruction) -> str:
+    """The instruction's mnemonic as a message quotes it: a hole shown as an ellipsis."""
+    return instruction.mnemonic.replace(HOLE, "\u2026")
 
 
 # an operand spliced into a modifier of extended asm (``cta_group::%0``, ``%[n]``)
@@ -148,8 +149,8 @@ def _side_effects(ptx: PtxTemplate) -> list[Effect]:
             else:
                 why = "has a side effect"
             found.append(Effect(
-                f"'{_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end, position=position,
-                ordering=order, effects=effects,
+                f"'{shown_mnemonic(ins)}' {why}", ins.opcode_start, ins.opcode_end,
+                position=position, ordering=order, effects=effects,
             ))
         for operand in _specials(ins.operands):
             name, register = special_register(operand.text)
@@ -184,7 +185,7 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
                 verb += " and orders"
             found.append(
                 Effect(
-                    f"'{_mnemonic(ins)}'{named} {verb} memory",
+                    f"'{shown_mnemonic(ins)}'{named} {verb} memory",
                     ins.opcode_start,
                     ins.opcode_end,
                     # an async-proxy access is ordered against C++ by a proxy fence and its
@@ -198,7 +199,7 @@ def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
             )
         elif effects.orders_memory:
             found.append(Effect(
-                f"'{_mnemonic(ins)}'{named} orders memory", ins.opcode_start, ins.opcode_end,
+                f"'{shown_mnemonic(ins)}'{named} orders memory", ins.opcode_start, ins.opcode_end,
                 position=position, ordering=order, effects=effects,
             ))
     return found
