@@ -141,7 +141,10 @@ def _spellings(opcode: str, modifiers: tuple[str, ...], open_tail: bool
     first_only = _FIRST_ONLY.get(opcode, frozenset())
     out: set[tuple[str, ...]] = set()
     for form in family:
-        for taken in _placements(form, written, partial, decisive, first_only):
+        placements = _placements(form, written, partial, decisive, first_only)
+        if len(placements) > _MOST_PLACEMENTS:
+            return None  # not all listed: what the others do is not known
+        for taken in placements:
             # a form's sub-instruction (``head`` slots) is its first words, in order
             if any(taken.get(i, (-1, ""))[0] != i for i in range(form.head)):
                 continue
@@ -177,7 +180,7 @@ def _placements(form: Form, written: list[tuple[int, str]], partial: list[tuple[
     """Every way of giving each written word, and each word a hole completes, a slot of
     ``form`` of its own: slot -> (the word's place among the modifiers, the word). A word a
     hole completes is each decisive word of the slot its pattern matches, and one of the
-    others for all of them."""
+    others for all of them. More than ``_MOST_PLACEMENTS`` where the list stops short."""
     out: list[dict[int, tuple[int, str]]] = []
     items: list[tuple[int, str | _Hole]] = [*written, *partial]
 
