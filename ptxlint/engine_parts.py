@@ -48,6 +48,7 @@ from ptxlint.engine import (
     _mark_latent,
     active_rules,
     finish,
+    helper_call_outcomes,
     left_out_outcomes,
     parse_template,
     record_extraction,
@@ -79,6 +80,9 @@ class Part:
     rules: tuple[str, ...] = ()  # the active rules' ids, the order of each row's outcomes
     rows: list[Row] = field(default_factory=list)
     failed: bool = False  # extraction raised: ``result.findings`` says what
+    # each active rule's outcome at the file's helper calls (``helper_call_outcomes``), by
+    # rule id: the first part's, its findings without a statement
+    loose: list[tuple[str, Outcome]] = field(default_factory=list)
 
 
 class FileStatements(Sequence[AsmStatement]):
@@ -162,6 +166,9 @@ def lint_part(
         context, file_statements=others, parsed=parsed, cxx=FileFacts(parsed)
     )
     raw = run_rules(active, statements, context)
+    # the first part asks about the helper calls, whose carrier reads every function: on a
+    # tree that left some out, the part is linted again with the whole one
+    loose = helper_call_outcomes(active, read, context) if share.start == 0 else []
     if others.asked_partial or parsed.missed:
         # the memos that remember this file by its source object (value flow's) hold the
         # left-out tree's answers: forgotten before the lint again
@@ -175,7 +182,16 @@ def lint_part(
                 _portable(outcome, source, rule, statement, parsed)
                 for rule, outcome in zip(active, outcomes, strict=True)
             ]))
-    return Part(result, tuple(r.id for r in active), rows)
+    return Part(result, tuple(r.id for r in active), rows,
+                loose=[(rule.id, _statementless(outcome, read, rule)) for rule, outcome in loose])
+
+
+def _statementless(outcome: Outcome, source: SourceFile, rule: Rule) -> Outcome:
+    """A rule's outcome at the helper calls as it can travel to the merge, as ``finish``
+    places it: its findings without a statement, an exception as the internal error."""
+    if isinstance(outcome, Exception):
+        return RuleCrash(_internal_error(source, rule.id, None, outcome))
+    return [dataclasses.replace(f, statement=None) for f in outcome] or NOTHING
 
 
 def _part_tree(source: SourceFile, share: Share) -> ParsedSource | None:
@@ -226,5 +242,6 @@ def finish_parts(
         for statement, outcomes in part.rows:
             merged.statements.append(statement)
             raw.append(outcomes)
-    finish(merged, source, raw, active, selector, None)
+    loose = [(by_id[rule_id], outcome) for part in parts for rule_id, outcome in part.loose]
+    finish(merged, source, raw, active, selector, None, loose)
     return merged.findings

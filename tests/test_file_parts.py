@@ -111,6 +111,16 @@ def _sources() -> Iterator[SourceFile]:
         path = os.path.join(FIXTURES, "rules", name)
         with open(path, encoding="utf-8") as handle:
             yield SourceFile(path, handle.read())
+    # kernels that take their steps through a project header's helpers, beside asm of the
+    # file's own: the protocol rules' findings at the helper calls (preview) are no
+    # statement's, and one part asks about them
+    folder = os.path.join(FIXTURES, "helper_calls")
+    with open(os.path.join(folder, "bad.cu"), encoding="utf-8") as handle:
+        kernels = handle.read()
+    own = "".join(f'__device__ unsigned {name}() {{\n  unsigned r;\n'
+                  f'  asm volatile("mov.u32 %0, %%{name};" : "=r"(r));\n  return r;\n}}\n'
+                  for name in ("laneid", "warpid", "smid"))
+    yield SourceFile(os.path.join(folder, "with_asm.cu"), kernels + own)
 
 
 def _rules(preview: bool = False) -> list[Rule]:
@@ -166,6 +176,7 @@ def _in_parts(source: SourceFile, rules: list[Rule], count: int) -> list:
     read = unified_source(source)
     for part in parts:  # as between processes: the rows pickled without the file's text
         part.rows = statement_pickle.loads_value(statement_pickle.dumps(part.rows, read), read)
+        part.loose = statement_pickle.loads_value(statement_pickle.dumps(part.loose, read), read)
     return finish_parts(source, parts, rules, SelectAll())
 
 

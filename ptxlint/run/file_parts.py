@@ -135,7 +135,8 @@ def _lint_part(
     note = unread_note(s.context.guards for s in done.result.statements)
     if note is not None:
         outcome.file_notes.append(note)
-    merged = (done.rules, done.rows, done.failed, done.result.findings, zlib.crc32(data))
+    merged = (done.rules, done.rows, done.failed, done.result.findings, done.loose,
+              zlib.crc32(data))
     outcome.part_rows = statement_pickle.dumps(merged, unified_source(source))
     return outcome
 
@@ -176,11 +177,11 @@ class Split:
         got: list[Part] = []
         for outcome in outcomes:
             assert outcome.part_rows is not None
-            ids, rows, crashed, findings, crc = statement_pickle.loads_value(outcome.part_rows,
-                                                                           read)
+            ids, rows, crashed, findings, loose, crc = statement_pickle.loads_value(
+                outcome.part_rows, read)
             if crc != zlib.crc32(self.data):
                 return _changed(self.path)
-            got.append(Part(FileResult(self.path, findings=findings), ids, rows, crashed))
+            got.append(Part(FileResult(self.path, findings=findings), ids, rows, crashed, loose))
         merged = FileOutcome(self.path, decode_errors=decode_errors)
         merged.findings = finish_parts(source, got, rules, selector)
         merged.source = source if merged.findings else None
