@@ -35,6 +35,8 @@ def _effects(mnemonic: str) -> tuple[bool, str, bool] | None:
     (f"shfl.sync.{H}.b32", (True, "", False)),
     (f"tcgen05.mma.cta_group::{H}.kind::{H}", (True, "readwrite", False)),
     (f"mbarrier.arrive.release{H}.shared::cluster.b64", (True, "readwrite", True)),
+    # a hole glued to the sub-instruction may hold the rest of it (tcgen05.ld + .red)
+    (f"tcgen05.ld{H}.sync.aligned.32x32b.x{H}.{H}.u32", (True, "read", False)),
     # a load whose semantics the hole may hold: it reads memory, strong or not
     (f"ld.shared.{H}", (False, "read", False)),
     (f"ld.global.relaxed.{H}.b{H}", (True, "read", False)),

@@ -36,7 +36,7 @@ from functools import lru_cache
 from itertools import product
 
 from ptxlint.model import HOLE
-from ptxlint.ptx.effects import EFFECTS, Effects, Ordering, lookup
+from ptxlint.ptx.effects import EFFECTS, Effects, Ordering, Writes, lookup
 from ptxlint.ptx.forms import Form, forms
 
 __all__ = ["decisive_words", "effects_with_holes"]
@@ -145,8 +145,7 @@ def _spellings(opcode: str, modifiers: tuple[str, ...], open_tail: bool
         if len(placements) > _MOST_PLACEMENTS:
             return None  # not all listed: what the others do is not known
         for taken in placements:
-            # a form's sub-instruction (``head`` slots) is its first words, in order
-            if any(taken.get(i, (-1, ""))[0] != i for i in range(form.head)):
+            if not _heads_first(form, taken, adds):
                 continue
             options: list[list[str | None]] = []
             for i, slot in enumerate(form.slots):
@@ -172,6 +171,21 @@ def _spellings(opcode: str, modifiers: tuple[str, ...], open_tail: bool
                 if len(out) > _MOST_SPELLINGS:
                     return None
     return out
+
+
+def _heads_first(form: Form, taken: dict[int, tuple[int, str]], adds: bool) -> bool:
+    """A form's sub-instruction (its ``head`` slots) is its first words, in order: the first
+    modifier is the first of them, and a hole that may add words may hold the others
+    (``tcgen05.ld`` + hole: ``.red``)."""
+    if not form.head:
+        return True
+    if taken.get(0, (-1, ""))[0] != 0:
+        return False
+    heads = [taken[i][0] for i in range(form.head) if i in taken]
+    if len(heads) < form.head and not adds:
+        return False
+    rest = [at for i, (at, _) in taken.items() if i >= form.head]
+    return heads == sorted(heads) and (not rest or max(heads) < min(rest))
 
 
 def _placements(form: Form, written: list[tuple[int, str]], partial: list[tuple[int, _Hole]],
@@ -255,7 +269,7 @@ def _merge(found: list[Effects]) -> Effects | None:
         collective=all(e.collective for e in found),
         asynchronous=first.asynchronous,
         async_proxy=first.async_proxy,
-        writes=first.writes,
+        writes=first.writes if all(e.writes is first.writes for e in found) else Writes.UNKNOWN,
         isa=first.isa,
         ordering=_common_ordering([e.ordering for e in found]),
     )
