@@ -68,6 +68,14 @@ def test_a_release_in_the_hole_is_not_claimed() -> None:
         "release", "gpu")
 
 
+def test_a_relaxed_load_whose_scope_is_a_hole_is_a_relaxed_load() -> None:
+    # the hole may hold .gpu, .sys, or .mmio.sys (an MMIO load is a relaxed one)
+    found = effects_with_holes("ld", ("global", "relaxed", H, f"b{H}"))
+    assert found is not None and found.side_effect and found.ordering is not None
+    assert (found.ordering.sem, found.ordering.scope, found.ordering.kind) == (
+        "relaxed", "", "load")
+
+
 def test_no_word_but_the_decisive_ones_changes_an_instruction_s_effects() -> None:
     """The enumeration tells apart only the decisive words: every other word of a family's
     grammar, added to each form's required words, leaves ``lookup`` as it was."""

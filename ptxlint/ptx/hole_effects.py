@@ -276,11 +276,16 @@ def _merge(found: list[Effects]) -> Effects | None:
 
 
 def _common_ordering(orderings: list[Ordering | None]) -> Ordering | None:
-    """The semantics and kind every spelling shares, the scope where they share it too."""
-    first = orderings[0]
-    if first is None or any(o is None or (o.sem, o.kind) != (first.sem, first.kind)
-                            for o in orderings):
+    """The semantics and kind every spelling shares, the scope where they share it too. An
+    ``.mmio`` access is a relaxed one (the ISA spells it ``.mmio.relaxed.sys``): where the
+    spellings differ in that word alone, they share ``relaxed``."""
+    known = [o for o in orderings if o is not None]
+    if len(known) < len(orderings):
         return None
-    scope = first.scope if all(o is not None and o.scope == first.scope for o in orderings) \
-        else ""
-    return Ordering(first.sem, scope, first.kind)
+    sems = {o.sem for o in known}
+    if len(sems) > 1 and sems == {"relaxed", "mmio"}:
+        sems = {"relaxed"}
+    if len(sems) > 1 or len({o.kind for o in known}) > 1:
+        return None
+    scopes = {o.scope for o in known}
+    return Ordering(sems.pop(), scopes.pop() if len(scopes) == 1 else "", known[0].kind)
