@@ -59,6 +59,13 @@ def test_a_hole_that_may_decide_the_effect_leaves_it_unknown(mnemonic: str) -> N
     assert _effects(mnemonic) is None
 
 
+def test_a_hole_after_a_bare_opcode_may_be_its_sub_instruction() -> None:
+    # `red {x}[$1], $2;`: the hole may hold `.async...` (performed by the async proxy) as well
+    # as `.global.add.u32`
+    assert effects_with_holes("red", (), open_tail=True) is None
+    assert effects_with_holes("red", ("global",), open_tail=True) is not None
+
+
 def test_a_release_in_the_hole_is_not_claimed() -> None:
     found = effects_with_holes("st", ("global", H))
     assert found is not None and found.ordering is None and not found.orders_memory

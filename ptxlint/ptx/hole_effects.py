@@ -127,8 +127,8 @@ def _spellings(opcode: str, modifiers: tuple[str, ...], open_tail: bool
                ) -> set[tuple[str, ...]] | None:
     """The spellings the instruction may have, each reduced to its first word and its decisive
     ones, sorted; None where they cannot be listed."""
-    if modifiers and modifiers[0].startswith(HOLE):
-        return None  # the sub-instruction is unknown
+    if modifiers[0].startswith(HOLE) if modifiers else open_tail:
+        return None  # the sub-instruction is unknown: a hole may be it
     family = forms(opcode)
     decisive = decisive_words(opcode)
     if not family or _undescribed_decisive(opcode, decisive):
