@@ -3,7 +3,9 @@ where they are reported, and once.
 
 A finding inside an expansion of ``LOAD(u32, global)`` is reported at the invocation, with
 the expansion named; its exact characters in the macro's body (when the body is in this file)
-are kept as ``spelled_at``. A defect the macro's body shows on its own is already reported
+are kept as ``spelled_at``, and so are the body's characters of a finding the body and an
+argument spell together (``"mov.u32 %0, %" #reg ";"``: ``%laneid`` is the body's ``%`` and
+the argument's ``laneid``). A defect the macro's body shows on its own is already reported
 there, and one that every expansion repeats identically is reported at the first invocation
 only: what remains are the findings the arguments make. A statement with ``#if`` inside is
 read once per branch; a finding every branch shares is reported once, one that only some
@@ -79,7 +81,7 @@ class Placer:
             span=finding.span if inside else expansion.span,
             fix=_usable_fix(finding.fix, expansion),
             expansion=expansion,
-            spelled_at=finding.span if _in_body(finding.span, expansion) else None,
+            spelled_at=_spelled_in_body(finding, expansion),
         )
 
 
@@ -119,9 +121,35 @@ def _within(span: Span, outer: Span) -> bool:
     return outer.start <= span.start and span.end <= outer.end and span != outer
 
 
-def _in_body(span: Span, expansion: Expansion) -> bool:
-    body = expansion.body
-    return body is not None and body.start <= span.start and span.end <= body.end
+def _spelled_in_body(finding: Finding, expansion: Expansion) -> Span | None:
+    """The characters of the macro's body that spell ``finding``: its span where the body holds
+    all of it; where the finding's template characters run from the body into an argument
+    (or from an argument into the body), the body's ones among them, from the first to the
+    last; None where the body spells none of it or is not in this file."""
+    body, span = expansion.body, finding.span
+    if body is None:
+        return None
+    if body.start <= span.start and span.end <= body.end:
+        return span
+    if not (body.start <= span.start < body.end or body.start < span.end <= body.end):
+        return None
+    if finding.statement is None:
+        return None
+    template = finding.statement.template
+    starts, ends = template.char_starts, template.char_ends
+    # the template characters the span was made of (Template.source_span): from the first
+    # that starts where it starts to the last that ends where it ends
+    first = next((i for i, at in enumerate(starts) if at == span.start), None)
+    if first is None:
+        return None
+    last = next((i for i in range(len(ends) - 1, first - 1, -1) if ends[i] == span.end), None)
+    if last is None:
+        return None
+    inside = [i for i in range(first, last + 1)
+              if body.start <= starts[i] and ends[i] <= body.end]
+    if not inside:
+        return None
+    return Span(min(starts[i] for i in inside), max(ends[i] for i in inside))
 
 
 def _usable_fix(fix: Fix | None, expansion: Expansion) -> Fix | None:

@@ -166,6 +166,41 @@ def test_invocation_in_code_is_linted_with_the_expansion_named() -> None:
     assert finding.expansion.defined_at == "k.cu:1"
 
 
+def test_a_finding_the_body_and_an_argument_spell_together_keeps_the_bodys_characters(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # '%laneid' is the body's '%' and the argument's 'laneid': reported at each invocation,
+    # and tied to the '%' of the body that every expansion shares (a fix of the body mends all)
+    text = (
+        "#define SREG(name) __device__ unsigned name() { unsigned r; \\\n"
+        '  asm volatile("mov.u32 %0, %" #name ";" : "=r"(r)); return r; }\n'
+        "SREG(laneid)\n"
+        "SREG(warpid)\n"
+    )
+    found = [f for f in lint_text(text, "k.cu") if f.rule == "PTX008"]
+    assert [text[f.span.start:f.span.end] for f in found] == ["SREG(laneid)", "SREG(warpid)"]
+    percent = text.index('%" #name')
+    for finding in found:
+        assert finding.spelled_at is not None
+        assert (finding.spelled_at.start, finding.spelled_at.end) == (percent, percent + 1)
+    # a modifier made of the body's '.' and the argument's 'globl': the body's '.'
+    load = (
+        '#define LOAD(T, SPACE, out, p) asm volatile("ld." #SPACE "." #T " %0, [%1];"'
+        ' : "=r"(out) : "l"(p) : "memory")\n'
+        "__device__ unsigned f(unsigned *p) { unsigned v; LOAD(u32, globl, v, p); return v; }\n"
+    )
+    (finding,) = lint_text(load, "k.cu")
+    assert finding.rule == "PTX204" and finding.spelled_at is not None
+    assert finding.spelled_at.start == load.index('." #SPACE') and \
+        finding.spelled_at.end == finding.spelled_at.start + 1
+    from ptxlint.cli import main
+
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(text)
+    main(["check", str(kernel), "--select", "PTX008"])
+    assert "note: in expansion of SREG(laneid) (spelled at line 2, column 29)" in \
+        capsys.readouterr().out
+
+
 def test_a_defect_of_the_body_is_reported_once_at_the_body() -> None:
     text = (
         '#define SPIN(out, p) asm("ld.volatile.global.u32 %0, [%1];" : "=r"(out) : "l"(p))\n'
