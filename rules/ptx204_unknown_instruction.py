@@ -18,7 +18,7 @@ from ptxlint.model import (
     Span,
 )
 from ptxlint.ptx.directives import misplaced, unknown
-from ptxlint.ptx.grammar import family_vocabulary
+from ptxlint.ptx.grammar import Issue, canonical_order, family_vocabulary
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import beyond_grammar, toolkit_unseen
 from ptxlint.ptx.versions import NEWEST_KNOWN, CudaVersion, format_cuda, format_ptx, ptx_for_cuda
@@ -91,6 +91,14 @@ Where `cuda-version` names a toolkit newer than the newest whose PTX ISA the gra
 (CUDA 13.5, PTX ISA 9.5), an unknown opcode or modifier is a warning that says so: that toolkit
 may have added it.
 
+It also warns where an instruction of those families writes its vector qualifier anywhere
+but right before the type (`ld.global.u64.v2`, `ld.global.v2.cs.u64`, `atom.global.add.f32.v4`,
+`mov.u32.v2`): ptxas 13.0 reads the modifiers in any order and builds the same code, but warns
+"Vector Type not specified properly" on each such instruction, and a build that makes ptxas's
+warnings errors (`--warning-as-error`, `-Werror`) fails there. Every other order it takes
+silently (`ld.u64.global`, `ld.v2.u64.global`), and those are not flagged. A spelling ptxas
+rejects (`ld.global.v2.u32.v2`: "Multiple vector modifiers specified") is that error alone.
+
 A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a
 combination no form spells gets the nearest form where exactly one is a word or two away
 (`mma...m16n8k8.row.col.bf16.bf16.bf16.bf16`: "the nearest form:
@@ -154,9 +162,13 @@ asm("add.sat.s32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 ```
 
 ## Fix safety
-Only a statement's `#` lines have a fix: each `#` becomes `//`, which turns the line into the
-comment it was meant to be and changes no instruction (safe). The other findings have none: which
-spelling was meant is the author's call, even where the message names the nearest one.
+A statement's `#` lines have a fix: each `#` becomes `//`, which turns the line into the
+comment it was meant to be and changes no instruction (safe). A vector qualifier out of its place
+has one too: the mnemonic written with its modifiers in the ISA's order (`ld.global.v2.u64`),
+which ptxas reads as the same instruction, without the warning (safe); none where the
+instruction's forms order the words differently, or where a macro or an escape spells part of
+the mnemonic. The other findings have none: which spelling was meant is the author's call, even
+where the message names the nearest one.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
@@ -194,6 +206,7 @@ spelling was meant is the author's call, even where the message names the neares
                 if verdict.issues:  # most verdicts have none
                     yield from self._grammar_findings(
                         statement, instruction, context, beyond, newer)
+                    yield from self._vector_order(statement, instruction, verdict.issues)
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
@@ -299,6 +312,28 @@ spelling was meant is the author's call, even where the message names the neares
             f"'{text[start:end][:20]}' is not ASCII{more}: ptxas takes no other character, in a "
             "comment either (\"Unexpected non-ASCII character encountered\"), and stops",
         )
+
+    def _vector_order(self, statement: AsmStatement, instruction: PtxInstruction,
+                      issues: tuple[Issue, ...]) -> Iterator[Finding]:
+        """The grammar's warning that the vector qualifier is not right before the type
+        (``ld.global.u64.v2``: ptxas 13.0 "Vector Type not specified properly"), with a fix
+        that writes the modifiers in the ISA's order where that order is one
+        (``grammar.canonical_order``) and the source spells the mnemonic itself."""
+        issue = next((i for i in issues if i.kind == "order"), None)
+        if issue is None:
+            return
+        fix = None
+        canonical = canonical_order(instruction.opcode, instruction.modifiers)
+        if canonical is not None:
+            spelled = ".".join((instruction.opcode, *canonical))
+            start = instruction.opcode_start
+            end = start + len(instruction.mnemonic)
+            edit = (self.template_edit(statement, start, end, spelled)
+                    if statement.template.text[start:end] == instruction.mnemonic else None)
+            if edit is not None:
+                fix = Fix(f"write '{spelled}'", (edit,))
+        yield self.finding(statement, self.template_span(statement, issue.start, issue.end),
+                           issue.message, fix=fix, severity=Severity.WARNING)
 
     def _unknown_word(self, statement: AsmStatement, span: Span, message: str,
                       beyond: CudaVersion | None) -> Finding:

@@ -172,6 +172,9 @@ class Values:
 
 _ANY = Values()  # every OperandSpec's values where its line gives none
 
+# The vector qualifiers (ISA: ``.vec = { .v2, .v4, .v8 }``).
+VECTOR_WORDS = frozenset({"v2", "v4", "v8"})
+
 
 class Interval:
     """The real values a floating-point literal may take, written as in mathematics:
@@ -293,6 +296,15 @@ class Form:
     @cached_property
     def words(self) -> frozenset[str]:
         return frozenset(v.word for s in self.slots for v in s.values)
+
+    @cached_property
+    def vector_slot(self) -> int | None:
+        """The index of the slot of the vector qualifier (every word of it one of
+        ``VECTOR_WORDS``), or None where the form has none. The ISA writes it right before the
+        type, whose slot is the next one (``ld{.weak}{.ss}...{.vec}.type``; every form of the
+        grammar so, tests/test_vector_order.py)."""
+        return next((k for k, slot in enumerate(self.slots)
+                     if all(v.word in VECTOR_WORDS for v in slot.values)), None)
 
 
 _SLOT_TOKEN = re.compile(r"\.?\{[^}]*\}|\.?\([^)]*\)|\.?<[^>]*>|\.[^.{(<\s]+")

@@ -15,7 +15,8 @@ Form notation (one string per form)::
   its own minimum target: ``.bf16@90`` (sm_90), ``@90a`` (the sm_90a feature target), ``@100f``
   (the sm_100 family), ``@100a-103`` (the sm_100 feature, not on sm_103a). ptxas reads modifiers
   in any order (``ld.f32.global`` assembles), so a slot is filled by any modifier it lists,
-  wherever that modifier sits.
+  wherever that modifier sits; it warns only where the vector qualifier is not right before the
+  type (``ld.global.u64.v2``: an issue of kind ``order``, :func:`canonical_order` the ISA's).
 * operands, comma-separated: ``d:T`` a written register of type ``T`` (a variable or a PTX
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
   immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
@@ -447,12 +448,65 @@ def check(
     """Match ``instruction`` against its family's forms. ``resolve`` says what each operand
     is (the constraint of a ``%N``, a declared register...). Never raises."""
     verdict = _check_forms(instruction, resolve, relaxed_types)
+    if verdict.form is not None and verdict.form.vector_slot is not None:
+        order = _vector_order(instruction, verdict.form)
+        if order is not None:
+            verdict = verdict._replace(issues=(*verdict.issues, order))
     if instruction.predicate is None or not verdict.speaks:
         return verdict
     issue = _guard_issue(instruction, resolve)
     if issue is None:
         return verdict
     return verdict._replace(status="error", issues=(issue, *verdict.issues))
+
+
+def _vector_order(instruction: PtxInstruction, form: Form) -> Issue | None:
+    """The vector qualifier of ``instruction``, which ``form`` spells, where the type is not the
+    word right after it (``ld.global.u64.v2``, ``ld.global.v2.cs.u64``): ptxas 13.0 assembles
+    the instruction as if it were (the same code), with a warning, "Vector Type not specified
+    properly" (kind ``order``, a warning). Any other order of the modifiers it takes silently
+    (``ld.u64.global``, ``ld.v2.u64.global``)."""
+    assert form.vector_slot is not None
+    modifiers = instruction.modifiers
+    vectors, types = form.slots[form.vector_slot].by_word, form.slots[form.vector_slot + 1].by_word
+    at = next((i for i, word in enumerate(modifiers) if word in vectors), None)
+    if at is None or at + 1 < len(modifiers) and modifiers[at + 1] in types:
+        return None
+    vector = modifiers[at]
+    typed = next((i for i, word in enumerate(modifiers) if word in types), None)
+    if typed is None:
+        return None  # (an exact spelling of the form has its type)
+    where = "follows" if typed < at else "is not directly before"
+    canonical = canonical_order(instruction.opcode, modifiers)
+    isa = "" if canonical is None else f": '{'.'.join((instruction.opcode, *canonical))}'"
+    start, end = _modifier_span(instruction, at)
+    return Issue("order", f"'.{vector}' {where} the type '.{modifiers[typed]}': ptxas warns "
+                 "\"Vector Type not specified properly\" (and builds the same code); the PTX "
+                 f"ISA writes the vector qualifier right before the type{isa}",
+                 start, end, "warning", about=vector)
+
+
+def canonical_order(opcode: str, modifiers: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``modifiers`` in the order of the slots of the forms that spell them exactly, which is
+    the order the ISA's syntax blocks list the qualifiers in (``ld.global.v2.u64`` for
+    ``ld.u64.v2.global``); None where no form spells them, where the forms order them
+    differently, or where a word could fill two slots of a form (its place is not one):
+    cp.async.bulk's two state spaces, mma's types."""
+    unknown, exact, _ = _modifier_matches(opcode, modifiers)
+    if unknown is not None or not exact:
+        return None
+    found: set[tuple[str, ...]] = set()
+    for match in exact:
+        places: list[int] = []
+        for word in modifiers:
+            slots = [k for k, slot in enumerate(match.form.slots) if word in slot.by_word]
+            if len(slots) != 1:
+                return None
+            places.append(slots[0])
+        if len(set(places)) != len(places):
+            return None
+        found.add(tuple(word for _, word in sorted(zip(places, modifiers, strict=True))))
+    return found.pop() if len(found) == 1 else None
 
 
 def _guard_issue(instruction: PtxInstruction, resolve: Resolver) -> Issue | None:

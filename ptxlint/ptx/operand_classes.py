@@ -107,6 +107,7 @@ class Issue(NamedTuple):
     """One thing the grammar finds wrong with an instruction, at template offsets."""
 
     kind: str  # "opcode" | "modifier" | "combination" | "operand" | "type"
+    # | "order" (a warning: the vector qualifier not right before the type)
     message: str
     start: int  # template offsets
     end: int
