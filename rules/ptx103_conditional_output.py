@@ -52,6 +52,13 @@ out, as Triton's masked `tl.load` without `other` does. A guard computed from me
 an input the template also uses as a value or an address (`setp.gt.f32 p, $1, 0f00000000;
 @p mov.b32 $0, $1;`), is still reported.
 
+Where no path from the template's start to its end writes the output at all, the message says
+which way it misses: every instruction that writes it is unreachable (a `bra.uni` jumps over
+each, as instruction-cache microbenchmarks do), or every path through one leaves the thread
+(`exit`) before the end. It is still this rule's one finding: PTX104 is about an output no
+instruction writes (a `+` or tied output only read), and this one is written by an instruction,
+just not on the paths that return.
+
 One defect, one finding (`ptxlint.analysis.roots`): an output that only a fallback writes
 (`@!p mov.u32 %3, 0;`) because the vector of the guarded load lacks it
 (`@p ld.global.v4.u32 {%0, %1, %2}, [%4];`) is PTX207's short vector, not a second defect.
@@ -131,24 +138,44 @@ variable's current value in, which is what the template relies on; nothing else 
             groups.setdefault(key, []).append(operand)
             writers_of[key] = writers
         for key, outputs in groups.items():
-            yield self._finding(statement, outputs, writers_of[key])
+            # the same instructions write them: the paths miss them alike
+            paths = analysis.unwritten_paths(outputs[0].index)
+            yield self._finding(statement, outputs, writers_of[key], paths)
 
     def _finding(
-        self, statement: AsmStatement, outputs: list[Operand], writers: list[PtxInstruction]
+        self, statement: AsmStatement, outputs: list[Operand], writers: list[PtxInstruction],
+        paths: str,
     ) -> Finding:
-        """One finding for ``outputs``, which ``writers`` alone write, each only on some paths."""
+        """One finding for ``outputs``, which ``writers`` alone write, each only on some paths,
+        or on none that reaches the template's end (``paths``: ``WriteAnalysis.
+        unwritten_paths``)."""
         wheres = [_first_write(writers, o.index) for o in outputs]
         span = self.template_span(statement, min(w[0] for w in wheres), max(w[1] for w in wheres))
-        how = (
-            f"only under '@{'!' if writers[0].predicate.negated else ''}"
-            f"{writers[0].predicate.register.text}'"
-            if writers[0].predicate is not None and len(writers) == 1
-            else "only on some paths"
-        )
         prefix = statement.ref_prefix
         named = ", ".join(f"{prefix}{o.index} ('{o.constraint.text}')" for o in outputs)
         several = len(outputs) > 1
         subject = f"outputs {named} are" if several else f"output {named} is"
+        it = "them" if several else "it"
+        if paths == "some":
+            how = (
+                f"written only under '@{'!' if writers[0].predicate.negated else ''}"
+                f"{writers[0].predicate.register.text}'"
+                if writers[0].predicate is not None and len(writers) == 1
+                else "written only on some paths"
+            )
+            where = ": on the other paths"
+        else:
+            # no path from the template's start to its end writes them
+            one = len(writers) == 1
+            if paths == "unreached":
+                each = "the instruction" if one else "every instruction"
+                how = f"never written: {each} that writes {it} is unreachable from the " \
+                      "template's start"
+            else:
+                each = "the instruction" if one else "an instruction"
+                how = f"never written: every path through {each} that writes {it} leaves the " \
+                      "thread (exit, ret or trap) before the template's end"
+            where = ", so on every path"
         if statement.syntax == "llvm":
             # LLVM has no '+': an input tied to the output carries the value in
             ties = ", ".join(f"'{o.index}'" for o in outputs)
@@ -159,7 +186,7 @@ variable's current value in, which is what the template relies on; nothing else 
             )
             return self.finding(
                 statement, span,
-                f"{subject} written {how}: on the other paths the result is undefined"
+                f"{subject} {how}{where} the result is undefined"
                 f"{seen}; pass the fallback value as an input tied to "
                 f"{'each' if several else 'it'} ({ties}, as in \"=r,0,r\")",
             )
@@ -174,8 +201,7 @@ variable's current value in, which is what the template relies on; nothing else 
         lost = "their old values are" if several else "its old value is"
         return self.finding(
             statement, span,
-            f"{subject} written {how}: on the other paths {lost} lost; "
-            f"declare {'them' if several else 'it'} '+'",
+            f"{subject} {how}{where} {lost} lost; declare {it} '+'",
             fix=fix,
         )
 

@@ -69,14 +69,17 @@ class WriteAnalysis:
                            list[list[int]]] | None = (instructions, written, successors)
         self._definite: frozenset[int] = frozenset()
         self._entry: tuple[frozenset[_Fact] | None, ...] = ()
+        self._facts: list[list[tuple[int | None, str]]] = []
+        self._successors: list[list[int]] = []
 
     def _follow(self) -> None:
         if self._graph is not None:
             instructions, written, successors = self._graph
-            definite, self._entry = _definitely_written(instructions, _facts(written),
-                                                        successors)
+            self._facts = _facts(written)
+            definite, self._entry = _definitely_written(instructions, self._facts, successors)
             # No path reaches the end (every one leaves the thread): no output value is lost.
             self._definite = frozenset(self._written) if definite is None else definite
+            self._successors = successors
             self._graph = None
 
     @property
@@ -91,6 +94,21 @@ class WriteAnalysis:
         writes."""
         self._follow()
         return self._entry
+
+    def unwritten_paths(self, index: int) -> str:
+        """How the paths from the template's start to its end miss the writes of ``%index``,
+        which some instruction writes and not every such path (``definite``): "some" where a
+        path passes a write of it (under its guard, or past a branch), "unreached" where no
+        path from the start reaches any of them (a ``bra.uni`` jumps over each), "leaving"
+        where every path through one leaves the thread (``exit``, ``ret``, ``trap``) before
+        the end."""
+        self._follow()
+        reached = [i for i, facts in enumerate(self._facts)
+                   if self._entry[i] is not None and any(ref == index for ref, _ in facts)]
+        if not reached:
+            return "unreached"
+        to_end = _reaching_end(self._successors)  # (asked of the few templates PTX103 flags)
+        return "some" if any(i in to_end for i in reached) else "leaving"
 
     def written_before(self, position: int, index: int, guard: tuple[str, bool] | None) -> bool:
         """Whether ``%index`` is written on every path to instruction ``position`` (or, for a
@@ -289,6 +307,24 @@ def _reached(successors: list[list[int]]) -> tuple[frozenset[int], ...]:
                 reached[i] = new
                 changed = True
     return tuple(reached[:n])
+
+
+def _reaching_end(successors: list[list[int]]) -> frozenset[int]:
+    """The instructions from which some path runs to the template's end (index
+    ``len(successors)``)."""
+    n = len(successors)
+    predecessors: list[list[int]] = [[] for _ in range(n + 1)]
+    for i, succ in enumerate(successors):
+        for j in succ:
+            predecessors[j].append(i)
+    found: set[int] = set()
+    todo = [n]
+    while todo:
+        for i in predecessors[todo.pop()]:
+            if i not in found:
+                found.add(i)
+                todo.append(i)
+    return frozenset(found)
 
 
 def _analyze(ptx: PtxTemplate, template_text: str) -> WriteAnalysis | None:
