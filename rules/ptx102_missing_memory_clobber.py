@@ -45,12 +45,17 @@ Severity:
 It does not flag read-only loads (`ld.global.nc`, `ld.const`, `ldu`, `ld.param`, textures):
 no C++ store can change that memory while the kernel runs. Nor a `commit_group` (`cp.async`,
 `cp.async.bulk`, `wgmma`): it only closes the group of operations issued before it, and reads,
-writes and orders no memory (the issue and the wait are what C++ accesses must not cross). It
-stays silent when the clobber list comes through a macro.
+writes and orders no memory (the issue and the wait are what C++ accesses must not cross). Nor
+an access of tensor memory alone (`tcgen05.ld`, `tcgen05.st`, `tcgen05.shift`,
+`tcgen05.dealloc`, `tcgen05.relinquish_alloc_permit`): C++ cannot name tensor memory, so the
+compiler holds none of it in registers and the clobber neither orders nor protects it;
+`tcgen05.alloc` stores the allocated address to shared memory and `tcgen05.commit` arrives on
+an mbarrier there, both in the generic proxy, so those ask for it. It stays silent when the
+clobber list comes through a macro.
 
 In a volatile asm it does not flag instructions that only *issue* an access the asynchronous
 proxy performs (`wgmma.mma_async` on registers and shared-memory descriptors,
-`cp.async.bulk*`, `cp.reduce.async.bulk*`, `tcgen05.mma`/`cp`/`ld`/`st`, `st.async`): the
+`cp.async.bulk*`, `cp.reduce.async.bulk*`, `tcgen05.mma`/`cp`, `st.async`): the
 memory is read or written later, what C++ wrote before reaches it only through a proxy fence
 (`fence.proxy.async`), and C++ may only read what it wrote after the matching wait
 (`wgmma.wait_group`, `cp.async.bulk.wait_group`, an `mbarrier` wait, `tcgen05.wait`): those

@@ -452,32 +452,68 @@ EFFECTS: dict[str, Effects] = {
         writes=Writes.NONE,
         isa=_WGMMA + ": wgmma.wait_group",
     ),
+    # tcgen05 (PTX ISA 9.7.16; the memory consistency model of its section 9.7.16.6). Tensor
+    # memory is no memory C++ can name: no C++ load or store reaches it, so the compiler never
+    # holds a value of it in a register, and a "memory" clobber (GCC's contract: memory the
+    # compiler can see may change) neither orders nor protects it. An access of tensor memory
+    # alone is therefore ``memory=""`` here, and only a side effect: the value a tcgen05.ld
+    # reads depends on when it runs (the MMAs, copies and stores write it), and the
+    # instructions that write it must neither be deleted nor merged. What tcgen05 does to memory
+    # C++ can see is the ISA's list: tcgen05.alloc's store of the address to shared memory (a
+    # weak store of the generic proxy, "Tensor Memory Allocation and Management"), the mbarrier
+    # tcgen05.commit arrives on (in the generic proxy, when the tracked operations complete),
+    # and the shared-memory matrices tcgen05.mma and tcgen05.cp read through descriptors (in
+    # the async proxy, "Shared Memory Accesses"). A sub-instruction the table does not list
+    # keeps the family's conservative catch-all.
     "tcgen05": Effects(side_effect=True, memory="readwrite", writes=Writes.NONE, isa=_TCGEN05),
-    # Tensor memory is no C++ memory, and its loads/stores complete at tcgen05.wait; the MMAs
-    # and copies read shared memory asynchronously (completion through tcgen05.commit).
-    "tcgen05.ld": Effects(
-        side_effect=True, memory="read", asynchronous=True,
-        async_proxy=True, isa=_TCGEN05 + ": tcgen05.ld"
+    "tcgen05.alloc": Effects(
+        side_effect=True, memory="write", writes=Writes.NONE, isa=_TCGEN05 + ": tcgen05.alloc"
     ),
+    # only the allocation state of tensor memory: no operand in memory
+    **{
+        f"tcgen05.{op}": Effects(
+            side_effect=True, writes=Writes.NONE, isa=f"{_TCGEN05}: tcgen05.{op}"
+        )
+        for op in ("dealloc", "relinquish_alloc_permit")
+    },
+    "tcgen05.commit": Effects(
+        side_effect=True,
+        memory="readwrite",
+        asynchronous=True,
+        writes=Writes.NONE,
+        isa=_TCGEN05 + ": tcgen05.commit",
+    ),
+    # between tensor memory and registers, completed at tcgen05.wait::ld / ::st
+    "tcgen05.ld": Effects(side_effect=True, asynchronous=True, isa=_TCGEN05 + ": tcgen05.ld"),
     "tcgen05.ld.red": Effects(
         side_effect=True,
-        memory="read",
         asynchronous=True,
-        async_proxy=True,
         writes=Writes.FIRST_TWO,
         isa=_TCGEN05 + ": tcgen05.ld",
     ),
     **{
         f"tcgen05.{op}": Effects(
+            side_effect=True, asynchronous=True, writes=Writes.NONE,
+            isa=f"{_TCGEN05}: tcgen05.{op}",
+        )
+        for op in ("st", "shift")
+    },
+    # shared memory read through the descriptors into tensor memory, completion through
+    # tcgen05.commit
+    **{
+        f"tcgen05.{op}": Effects(
             side_effect=True,
-            memory="readwrite",
+            memory="read",
             asynchronous=True,
-        async_proxy=True,
+            async_proxy=True,
             writes=Writes.NONE,
             isa=f"{_TCGEN05}: tcgen05.{op}",
         )
-        for op in ("st", "mma", "cp", "shift")
+        for op in ("mma", "cp")
     },
+    # Neither accesses memory. A wait is where the tcgen05.ld results a C++ store may write out
+    # become valid (as cp.async.wait_group is for its copies); a fence pairs with the thread
+    # synchronization beside it. Both keep the ordering every wait and fence of the table has.
     "tcgen05.wait": Effects(
         side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_TCGEN05 + ": tcgen05.wait"
     ),
