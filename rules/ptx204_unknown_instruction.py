@@ -18,7 +18,7 @@ from ptxlint.model import (
     Span,
 )
 from ptxlint.ptx.directives import misplaced, unknown
-from ptxlint.ptx.grammar import Issue, canonical_order, family_vocabulary
+from ptxlint.ptx.grammar import Issue, canonical_order, family_vocabulary, vector_order
 from ptxlint.ptx.instructions import family, instruction_requirement, is_opcode, unknown_modifier
 from ptxlint.ptx.toolkit import beyond_grammar, toolkit_unseen
 from ptxlint.ptx.versions import NEWEST_KNOWN, CudaVersion, format_cuda, format_ptx, ptx_for_cuda
@@ -96,7 +96,9 @@ but right before the type (`ld.global.u64.v2`, `ld.global.v2.cs.u64`, `atom.glob
 `mov.u32.v2`): ptxas 13.0 reads the modifiers in any order and builds the same code, but warns
 "Vector Type not specified properly" on each such instruction, and a build that makes ptxas's
 warnings errors (`--warning-as-error`, `-Werror`) fails there. Every other order it takes
-silently (`ld.u64.global`, `ld.v2.u64.global`), and those are not flagged. A spelling ptxas
+silently (`ld.u64.global`, `ld.v2.u64.global`), and those are not flagged. A template whose
+mnemonic is written but an operand is not (an f-string field in the address) is judged by its
+spelling. A spelling ptxas
 rejects (`ld.global.v2.u32.v2`: "Multiple vector modifiers specified") is that error alone.
 
 A misspelled modifier gets the nearest word of its family (`did you mean '.release'?`); a
@@ -210,6 +212,10 @@ where the message names the nearest one.
                 continue
             index = unknown_modifier(opcode, instruction.modifiers)
             if index is None:
+                if instruction.opaque:  # a hole among the operands: the spelling is written
+                    order = vector_order(instruction)
+                    if order is not None:
+                        yield from self._vector_order(statement, instruction, (order,))
                 continue
             if clearly is None:
                 clearly = analysis_of(statement).clearly_ptx

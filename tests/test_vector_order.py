@@ -121,3 +121,18 @@ def test_a_rejected_spelling_is_one_error_and_no_warning() -> None:
             '}\n')
     [finding] = lint_text(text, select=("PTX204",))
     assert finding.severity.value == "error"
+
+
+def test_a_template_with_a_hole_among_the_operands_is_judged_by_its_spelling() -> None:
+    """A Triton f-string whose field is in the address: the mnemonic is written, so its order
+    is known though its operands are not."""
+    text = ('import triton\nimport triton.language as tl\n\n\n@triton.jit\n'
+            'def k(p, a):\n'
+            '    return tl.inline_asm_elementwise(\n'
+            '        f"ld.global.u32.v2 {{$0, $1}}, [$2+{a}];",\n'
+            '        "=r,=r,l", [p], dtype=(tl.int32, tl.int32), is_pure=False, pack=1)\n')
+    [finding] = lint_text(text, "k.py", select=("PTX204",))
+    assert '"Vector Type not specified properly"' in finding.message
+    assert finding.fix is not None
+    [edit] = finding.fix.edits
+    assert edit.new_text == "ld.global.v2.u32"

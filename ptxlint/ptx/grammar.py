@@ -486,6 +486,16 @@ def _vector_order(instruction: PtxInstruction, form: Form) -> Issue | None:
                  start, end, "warning", about=vector)
 
 
+def vector_order(instruction: PtxInstruction) -> Issue | None:
+    """``_vector_order`` of an instruction the verdicts leave out, its operands not known (a
+    hole among them: an f-string field, a macro operand) but its spelling written: the first
+    form that spells it exactly says where its vector qualifier and type are."""
+    form = form_of(instruction.opcode, instruction.modifiers)
+    if form is None or form.vector_slot is None:
+        return None
+    return _vector_order(instruction, form)
+
+
 def canonical_order(opcode: str, modifiers: tuple[str, ...]) -> tuple[str, ...] | None:
     """``modifiers`` in the order of the slots of the forms that spell them exactly, which is
     the order the ISA's syntax blocks list the qualifiers in (``ld.global.v2.u64`` for
