@@ -37,9 +37,9 @@ Each way an output can go unwritten has one rule (one cause, one finding,
   rejects the statement, so what the variable would receive is no second defect;
 - a read-write or tied output that is only read is this rule's;
 - a write-only (`=`) output that instructions write, but on no path from the template's start
-  to its end (every write jumped over by a `bra.uni`, or followed by `exit`), is PTX103's,
-  whose message says so: an instruction names it as its destination, so it counts as written
-  here;
+  to its end (every write jumped over by a `bra.uni`, or every path through one ending in
+  `exit`), is PTX103's, whose message says so: an instruction names it as its destination,
+  so it counts as written here;
 - an output a vector with fewer elements than its form takes lacks (an `mma`'s destination
   `{%0, %1, %2}` where `%3` is the fourth accumulator, still read as its C operand) is
   PTX207's, which names the vector.
