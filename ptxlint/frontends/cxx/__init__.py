@@ -26,8 +26,9 @@ stages before it (``tests/test_import_graph.py`` holds this):
    regular-expression fast path), ``raw_statement`` (what both read), ``operand_types`` (the
    operands' types, left to work out when a rule first reads one), and ``extract``, which
    finds every statement of a file and drives the rest;
-4. type the operands: ``c_types``, ``declaration_index``, ``macro_operands`` (a macro
-   invocation typed as its expansion), ``scope_lookup``, ``expression_types`` and ``types``
+4. type the operands: ``c_types``, ``declaration_index``, ``declared_types`` (what a type
+   specifier and a declarator name), ``macro_operands`` (a macro invocation typed as its
+   expansion), ``scope_lookup``, ``expression_types`` and ``types``
    (Tier 1, syntactic; Tier 2 is :mod:`ptxlint.tier2`).
 
 The public entry is :func:`ptxlint.frontends.cxx.extract.extract`; other front ends (CUDA C++
