@@ -82,7 +82,10 @@ In LLVM syntax (Triton, CuTe DSL) an output no `$N` names is reported as in C++:
 an undefined value, each packed register of a Triton result its own elements. Not where the
 template names no output at all and exists for a side effect (`bar.sync 0;`, a fence, a store):
 Triton's `inline_asm_elementwise` must return a tensor, so a barrier comes with an `"=r"` the
-caller ignores. A packed input is reported only where no register of its tensor is named (a
+caller ignores. Nor where what the template does is unknown: an instruction PTX204 reports
+(`prefech.global.L2 [$1];` may be the prefetch it misspells), or one whose mnemonic holds an
+operand or a piece the front end cannot read and whose possible spellings do not share their
+effects. A packed input is reported only where no register of its tensor is named (a
 template may need two random words for eight values).
 
 ## Why is this bad?

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ptxlint.analysis.effects import instruction_effects
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement, Operand
 
@@ -122,8 +123,15 @@ def _dummy_outputs(
     ``bar.sync 0;`` comes with an ``"=r"`` nothing writes, and the caller ignores the
     value. A template that computes (names an output, or has no side effect) and leaves
     an output unnamed gives the caller an undefined value, as in C++ (a weak load into a
-    temporary is no side effect: its value is all it gives)."""
+    temporary is no side effect: its value is all it gives).
+
+    The effects are the analysis's (``side_effects``, from ``effects.instruction_effects``),
+    and unknown where it knows none: an instruction PTX204 reports as misspelled (its
+    effects are left out until it is spelled right), one whose opcode no PTX family has,
+    and one with a hole or a spliced operand in its mnemonic whose spellings do not share
+    their effects (``instruction_effects`` is None: the hole may make it a store)."""
     if any(o.index in used for o in statement.outputs):
         return False
     return bool(analysis.side_effects) or any(
-        analysis.instruction_unknown(i) for i in statement.ptx.instructions)
+        analysis.instruction_unknown(i) or instruction_effects(i) is None
+        for i in statement.ptx.instructions)
