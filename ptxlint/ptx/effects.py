@@ -25,18 +25,21 @@ Vocabulary:
 * ``memory``: ``"read"``, ``"write"`` or ``"readwrite"`` when it accesses memory through an
   address operand that C++ code may also access; ``""`` when it does not, or when the memory
   is read-only for the life of the kernel (``ld.const``, ``ld.global.nc``, ``ldu``,
-  ``ld.param``, textures): the compiler cannot break anything by moving such a read.
+  ``ld.param``, textures): the compiler cannot break anything by moving such a read. Tensor
+  memory (``tcgen05``) is no memory C++ may access: an instruction that touches only it has
+  ``""`` and a side effect.
 * ``orders_memory``: a fence or barrier: C++ memory accesses must not move across it.
 * ``collective``: the result depends on the other lanes of the warp.
 * ``asynchronous``: the memory access is only *issued* here and performed later, by another
   unit (``cp.async*``, ``wgmma.mma_async`` through its shared-memory descriptors, ``tcgen05``
-  copies and MMAs, ``st.async``): C++ code observes it only after a separate wait
+  copies and MMAs, ``st.async``; ``tcgen05.ld``/``st``/``shift`` likewise complete later, in
+  tensor memory): C++ code observes it only after a separate wait
   (``cp.async.wait_group``, ``wgmma.wait_group``, an mbarrier wait, ``tcgen05.wait``), and that
   wait, not the issue, is where a ``"memory"`` clobber orders the memory it *writes*.
 * ``async_proxy``: the access is performed by the asynchronous proxy (PTX ISA "Memory
   Consistency Model", proxies: ``cp.async.bulk*``, ``cp.reduce.async.bulk*``, ``wgmma``'s
-  shared-memory operands, ``tcgen05`` copies and MMAs; tensor memory, which C++ never
-  addresses): what C++ wrote before it reaches it only through a proxy fence
+  shared-memory operands, the shared memory ``tcgen05`` copies and MMAs read): what C++
+  wrote before it reaches it only through a proxy fence
   (``fence.proxy.async``), a statement of its own that carries the clobber. ``cp.async``
   without ``.bulk`` is not: the ISA treats it as a weak memory operation of the generic
   proxy, so the C++ stores before it are ordered by this statement's clobber alone.
