@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.flow_syntax import may_leave_loop
+from ptxlint.analysis.flow_syntax import may_leave_loop, turn_may_skip
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_FENCE
@@ -72,13 +72,49 @@ def unfenced_loop_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None
     return None
 
 
+def unfenced_entry(flow: FunctionFlow, mma: Step) -> bool | None:
+    """``mma`` is the first ``wgmma.mma_async`` a ``__global__`` kernel reaches from its
+    entry (its own, or a followed helper's), and no ``wgmma.fence`` may run before it: none of
+    the kernel's steps before it is a fence or another ``wgmma``, and no call ptxlint cannot
+    read lies between the entry and it (nor in the helper call that reaches it). ``True``
+    where the wgmma lies in no loop that holds a later fence (or a call that may), ``False``
+    (a finding about the loop's first turn) where one does, the wgmma lies in no other loop,
+    and the loop's first turn reaches the wgmma before any later place of it: no ``if``,
+    ``switch``, ``?:``, ``&&`` or ``||`` inside the loop around it, no ``continue`` or
+    ``goto`` before it, and every helper on the way takes it once.
+    ``None`` (silent) otherwise, in a lambda, or in a function that is no kernel: its
+    callers may fence."""
+    if not flow.kernel or flow.lambda_at(mma.start) is not None:
+        return None
+    key = (mma.start, mma.order)
+    if any(s.kind in (WG_FENCE, MMA) for s in flow.steps if (s.start, s.order) < key):
+        return None
+    if flow.opaque_between(flow.start - 1, mma.start + 1, _FENCES):
+        return None  # the helper call that reaches the wgmma counts: it may fence first
+    later = [s.start for s in flow.steps if (s.start, s.order) > key and s.kind == WG_FENCE]
+    if any(start == mma.start for start in later) and not flow.once(mma):
+        return None  # the helper may fence before the wgmma, in a loop or an if of its own
+    turning = [loop for loop in flow.loops_at(mma.start)
+               if any(loop[0] <= start < loop[1] for start in later)
+               or flow.opaque_between(mma.start, loop[1], _FENCES)]
+    if not turning:
+        return True
+    # the outermost loop around the wgmma holds the later fence: it is the first turn of
+    # that loop that must reach the wgmma, with no loop inside it that may not turn at all
+    if len(flow.loops_at(mma.start)) > 1 or not flow.once(mma) or turn_may_skip(
+            flow.node, turning[0], mma.start):
+        return None
+    return False
+
+
 class WgmmaWithoutFence(Rule):
     id = "PTX607"
     name = "wgmma-without-fence"
     preview = True
     severity = Severity.ERROR
     needs = ("instructions", "helper-calls")
-    summary = "wgmma.mma_async reads registers that ordinary code wrote, with no wgmma.fence"
+    summary = ("wgmma.mma_async reads registers that ordinary code wrote, or is a kernel's first,"
+               " with no wgmma.fence")
     tags = ("correctness", "async", "wgmma")
     docs = """\
 ## What it does
@@ -97,16 +133,27 @@ rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 
+It also flags the first `wgmma.mma_async` a `__global__` kernel issues (its own, or one of a
+helper it calls) where no `wgmma.fence` may run before it: none lies before it in the kernel
+or the helpers it calls, on any path, and no call ptxlint cannot read lies between the
+kernel's entry and the `wgmma`. A fence later in a loop around the `wgmma` is the next turn's:
+the first turn is flagged where it reaches the `wgmma` for sure (no `if`, `switch`, `?:`,
+`&&`, `||` or inner loop of the kernel around the `wgmma` inside the loop, no `continue` or
+`goto` before it, no `if` or loop of a helper on the way). Silent in a function that is no
+kernel (its callers may fence), and for a `wgmma` in a lambda. Where the accumulators' write
+is flagged too, that finding (which names the write) is the one given.
+
 ## Why is this bad?
 PTX ISA 9.7.15.5.2 (`wgmma.mma_async`): "wgmma.fence instruction must be used to fence the
 register accesses of wgmma.mma_async instruction from their prior accesses. Otherwise, the
-behavior is undefined." 9.7.15.6 (`wgmma.fence`) requires it "between a register access by a
+behavior is undefined." 9.7.15.6 (`wgmma.fence`) requires it "before the first
+wgmma.mma_async operation in a warpgroup", and "between a register access by a
 thread in the warpgroup and any wgmma.mma_async instruction that accesses the same registers,
 either as accumulator or input register containing fragments of matrix A". ptxas, compiled
 with `-gencode arch=compute_90a,code=sm_90a`, patches it where it sees it and says so: "(C7519)
 warpgroup.arrive is injected in around line N by compiler to allow use of registers in GMMA"
-(both bad fixtures get it, the clean twin none). `--verify` compiles the file for sm_90a and
-confirms the finding with that line where it names the function.
+(each kernel of the bad fixture gets it, the clean twin none). `--verify` compiles the file
+for sm_90a and confirms the finding with that line where it names the function.
 
 ## Example
 ```cuda
@@ -133,6 +180,14 @@ asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
             if carried:
                 write = unfenced_loop_write(flow, step)
             if write is None:
+                entry = unfenced_entry(flow, step)
+                if entry is None:
+                    continue
+                turn = "" if entry else " in the first turn of the loop around it"
+                yield self.finding(
+                    statement, step_span(flow, step),
+                    f"`{step.instruction.mnemonic}` is the first wgmma kernel `{flow.name}` "
+                    f"issues{turn}, and no wgmma.fence comes before it")
                 continue
             byte, name = write
             turn = " in the loop's previous turn" if carried else ""

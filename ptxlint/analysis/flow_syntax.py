@@ -306,6 +306,39 @@ def may_leave_loop(function: Node, loop: tuple[int, int], after: int) -> bool:
     return False
 
 
+# what may keep a turn of a loop from reaching a place in it: a branch around the place, a
+# jump before it
+_BRANCHES = frozenset({"if_statement", "switch_statement", "conditional_expression",
+                       "binary_expression", "case_statement", "try_statement",
+                       "catch_clause", "lambda_expression"})
+_SKIPS = frozenset({"continue_statement", "goto_statement", "labeled_statement"})
+
+
+def turn_may_skip(function: Node, loop: tuple[int, int], at: int) -> bool:
+    """A turn of ``function``'s loop spanning bytes ``loop`` may not reach byte ``at`` in it:
+    an ``if``, ``switch``, ``try``, ``?:`` or ``&&``/``||`` inside the loop lies around
+    ``at``, or a ``continue`` or ``goto`` (or a label a ``goto`` may jump to) before it. Its
+    first turn that starts runs ``at`` before any later place of the loop otherwise."""
+    node = function.descendant_for_byte_range(loop[0], loop[1])
+    stack = list(node.named_children) if node is not None else []
+    while stack:
+        current = stack.pop()
+        if current.start_byte >= at:
+            continue
+        if current.type in _SKIPS:
+            return True
+        if current.end_byte > at and current.type in _BRANCHES and (
+                current.type != "binary_expression" or _short_circuit(current)):
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+def _short_circuit(node: Node) -> bool:
+    operator = node.child_by_field_name("operator")
+    return operator is not None and operator.type in ("&&", "||", "and", "or")
+
+
 def definitions_spelled(parsed: ParsedSource, body: Node, name: str) -> list[Node | None]:
     """The values ``name`` receives in ``body``, found from the places that spell it (the
     body is not walked): what :func:`received` says of each (tests/test_function_flow.py
