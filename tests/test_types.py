@@ -850,10 +850,11 @@ def test_members_of_class_templates() -> None:
     )
 
 
-def test_template_instantiated_types_are_unknown() -> None:
+def test_class_template_instances_are_typed_from_their_arguments() -> None:
+    # more in tests/test_types_class_templates.py
     prelude = "template <typename T> struct Wrap { T v; };"
-    assert check("w.v", "Wrap<int> w;", prelude) is None
-    assert check("w", "Wrap<int> w;", prelude) is None
+    assert shape(check("w.v", "Wrap<int> w;", prelude)) == ("int", "integer", 4)
+    assert shape(check("w", "Wrap<int> w;", prelude)) == ("Wrap<int>", "aggregate", None)
 
 
 def test_auto_pointer_is_a_pointer_even_to_an_unknown_type() -> None:

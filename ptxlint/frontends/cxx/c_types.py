@@ -20,6 +20,10 @@ from ptxlint.lazy_regex import on_first_use
 Node = tree_sitter.Node
 
 
+# see ``_Ty.bindings``
+Bindings = tuple[tuple[int, str, "_Ty | int"], ...]
+
+
 @dataclass(frozen=True)
 class _Ty:
     """A richer type than ``CType``: enough structure to follow ``*``, ``[]``, ``.`` and ``->``."""
@@ -35,6 +39,9 @@ class _Ty:
     lanes: int = 0  # components of a CUDA vector type (x, y, z, w)
     scoped: bool = False  # enum class: no implicit conversion to int
     bodies: tuple[Node, ...] = field(default=(), compare=False, hash=False)  # record bodies
+    # a class template instance's arguments: (template declaration's node id, parameter name,
+    # its type or value), which its members' and bases' types are read under
+    bindings: Bindings = field(default=(), compare=False, hash=False)
 
     def same(self, other: _Ty) -> bool:
         return (self.spelling, self.kind, self.size) == (other.spelling, other.kind, other.size)

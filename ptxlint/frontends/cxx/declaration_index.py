@@ -83,6 +83,14 @@ class DeclarationIndex:
         self._enums_indexed = False  # enums and enumerators (_enum_names)
         self._typedefs: dict[str, list[Node]] = {}
         self._records: dict[str, list[Node]] = {}  # record specifiers by name (bodies or not)
+        # class template specializations (``struct S<int> {...}``) by the template's name
+        self._specializations: dict[str, list[Node]] = {}
+        # the arguments of the class template instance whose members are being typed
+        # (``_Ty.bindings``), by (template declaration's node id, parameter name); the names
+        # typed under them (a cycle guard); instances by their text, where it decides them
+        self._bindings: dict[tuple[int, str], _Ty | int] = {}
+        self._bound_names: set[str] = set()
+        self._instances: dict[str, _Ty | None] = {}
         self._enums: dict[str, list[Node]] = {}
         self._enumerators: dict[str, list[Node]] = {}
         self._macros: set[str] = set()
@@ -175,6 +183,9 @@ class DeclarationIndex:
                 self._typedefs.setdefault(_text(name_node), []).append(node)
             for name, owner in captures.get("record", []):
                 self._records.setdefault(_text(name), []).append(owner)
+            for name, owner in captures.get("specialization", []):
+                template = _text(name.child_by_field_name("name"))
+                self._specializations.setdefault(template, []).append(owner)
         return self._typedefs, self._records
 
     def declares_type(self, name: str) -> bool:
@@ -262,6 +273,8 @@ class DeclarationIndex:
             want_name, capture = INDEX_NAMES[kind]
             if name.type == want_name:
                 out.setdefault(capture, []).append((name, owner))
+            elif capture == "record" and name.type == "template_type":
+                out.setdefault("specialization", []).append((name, owner))
         if stray:
             enumerators = []
             for name in self._index_captures().get("enumerator", ()):

@@ -5,6 +5,8 @@ once, not per instantiation)."""
 
 from __future__ import annotations
 
+import re
+
 from ptxlint.frontends.cxx.c_types import (
     BUILTIN_TYPES,
     FILE_DECLARABLE,
@@ -14,6 +16,8 @@ from ptxlint.frontends.cxx.c_types import (
     RECORD_SPECIFIERS,
     SCALAR_NAMES,
     STD_SCOPES,
+    VALUE_PARAMETERS,
+    Bindings,
     Node,
     Scope,
     _array,
@@ -29,8 +33,12 @@ from ptxlint.frontends.cxx.c_types import (
     split_qualified,
     trailing_type,
 )
-from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
+from ptxlint.frontends.cxx.declaration_index import (
+    DeclarationIndex,
+    template_value_parameters,
+)
 from ptxlint.frontends.syntax_tree import shared_parent
+from ptxlint.lazy_regex import on_first_use
 
 
 class DeclaredTypes(DeclarationIndex):
@@ -156,14 +164,31 @@ class DeclaredTypes(DeclarationIndex):
                 return self._enum_type(spec, "<anonymous enum>")
             enums = self._enum_names()[0].get(_text(name), [])
             return agree([self._enum_type(e, _text(name)) for e in enums])
-        return None  # auto, decltype, typename T::x, S<T>, ...
+        if kind == "template_type":
+            return self._instance(spec, where)
+        return None  # auto, decltype, typename T::x, ...
 
     def named_type(self, name: str, where: Node) -> _Ty | None:
         if self._is_template_parameter(name, where):
-            return None
+            bound = self._bound(name, where, True) if self._bindings else None
+            return bound if isinstance(bound, _Ty) else None
         builtin = BUILTIN_TYPES.get(name)
         if builtin is not None and (name not in FILE_DECLARABLE or not self.declares_type(name)):
             return builtin
+        if self._bindings:
+            # a typedef may name a bound parameter (a member ``typedef T value_type;``): its
+            # type under the bindings is kept nowhere; a type kept from outside them holds
+            # under them too (a parameter left it unknown or a pointer to unknown)
+            known = self._named.get(name)
+            if known is not None:
+                return known
+            if name in self._bound_names:
+                return None  # a cycle
+            self._bound_names.add(name)
+            try:
+                return self._named_type_uncached(name)
+            finally:
+                self._bound_names.discard(name)
         if name in self._named:
             return self._named[name]
         self._named[name] = None  # while in progress: a cycle back to this name is unknown
@@ -280,3 +305,401 @@ class DeclaredTypes(DeclarationIndex):
             else:
                 return None
         return ty if known else None
+
+    # ----------------------------------------------------------------- class template instances
+
+    def _bound(self, name: str, where: Node, as_type: bool) -> _Ty | int | None:
+        """What the bindings in force (``_bindings``) give the template parameter ``name``
+        written at ``where``: the argument of the innermost template declaration around
+        ``where`` with a parameter ``name`` (a type parameter where ``as_type``, else a value
+        parameter); None where that declaration is not bound or the argument is unknown."""
+        node: Node | None = where
+        while node is not None:
+            if node.type == "template_declaration":
+                names = self._templates(node) if as_type else _value_names(node)
+                if name in names:
+                    return self._bindings.get((node.id, name))
+            node = shared_parent(self._parents, node, node.id)
+        return None
+
+    def _dependent_names(self, where: Node) -> frozenset[str]:
+        """The names of the parameters, types and values, of the templates around ``where``
+        (a climb to the root: asked only about the template-ids of this file's templates)."""
+        names: set[str] = set(self._template_names_at(where))
+        node: Node | None = where
+        while node is not None:
+            if node.type == "template_declaration":
+                names.update(_value_names(node))
+            node = shared_parent(self._parents, node, node.id)
+        return frozenset(names)
+
+    def _instance(self, spec: Node, where: Node) -> _Ty | None:
+        """The class that the template-id ``S<args>`` (``spec``) names, [temp.spec]: the
+        explicit specialization for those arguments, else the one partial specialization
+        they match (its parameters deduced), else the primary template, its parameters
+        bound to the arguments (``_Ty.bindings``: members and bases are typed under them).
+        Unknown: a template not declared in this file (or a plain class of its name as
+        well), arguments that depend on a template parameter in force at ``where`` and not
+        bound, a specialization that the arguments may or may not match (arguments this
+        typer cannot compare: ``ns::tag`` spelled otherwise, an expression), two partial
+        specializations that match (partial ordering), a pack, and a class not defined.
+        Kept by its text where no bindings are in force."""
+        name_node = spec.child_by_field_name("name")
+        args_node = spec.child_by_field_name("arguments")
+        if (
+            name_node is None
+            or args_node is None
+            or name_node.type != "type_identifier"
+            or spec.has_error
+        ):
+            return None
+        name = _text(name_node)
+        typedefs, records = self._type_names()
+        primaries = records.get(name)
+        if not primaries or name in typedefs or self._is_template_parameter(name, where):
+            return None
+        key = None
+        dependent = self._dependent_names(where)
+        if not self._bindings:
+            key = " ".join(_text(spec).split())
+            if set(_WORD().findall(key)) & dependent:
+                return None  # ``S<T>`` in a template: a class of every T
+            if key in self._instances:
+                return self._instances[key]
+            self._instances[key] = None  # while in progress: a cycle is unknown
+        try:
+            found = self._new_instance(name, primaries, args_node, where, dependent)
+        finally:
+            if key is not None:
+                self._instances.pop(key, None)
+        if key is not None:
+            self._instances[key] = found
+        return found
+
+    def _new_instance(
+        self,
+        name: str,
+        primaries: list[Node],
+        args_node: Node,
+        where: Node,
+        dependent: frozenset[str],
+    ) -> _Ty | None:
+        templates: list[Node] = []
+        for record in primaries:
+            template = record.parent
+            if template is None or template.type != "template_declaration":
+                return None  # a class of that name that is no template
+            templates.append(template)
+        params = _parameters(templates[0])
+        if params is None or any(_parameters(t) != params for t in templates[1:]):
+            return None
+        given = self._arguments(args_node, params, where, dependent)
+        if given is None:
+            return None
+        defaults = self._defaults(templates, len(params))
+        given = _filled(given, defaults)
+        if given is None:
+            return None
+        home = self._home(templates[0])
+        if any(self._home(t) != home for t in templates[1:]):
+            return None  # templates of one name in two namespaces or classes
+        outcome = self._specialization(name, params, defaults, given, home)
+        if outcome is None:
+            return None
+        chosen, bindings = outcome
+        if chosen is None:  # none matches: the primary template
+            definitions = [
+                (r, t) for r, t in zip(primaries, templates, strict=True)
+                if r.child_by_field_name("body") is not None
+            ]
+            if len(definitions) != 1:
+                return None
+            chosen, template = definitions[0]
+            names = _parameter_names(template)
+            bindings = tuple(
+                (template.id, n, value)
+                for n, (_, value) in zip(names, given, strict=True)
+                if n is not None and value is not None
+            )
+        body = chosen.child_by_field_name("body")
+        if body is None:
+            return None  # declared, not defined: incomplete here
+        spelled = ", ".join(
+            str(v) if isinstance(v, int) else v.spelling if v is not None else t or "?"
+            for t, v in given
+        )
+        return _Ty(f"{name}<{spelled}>", "aggregate", None, bodies=(body,), bindings=bindings)
+
+    def _specialization(
+        self,
+        name: str,
+        params: tuple[str, ...],
+        defaults: list[Argument | None],
+        given: list[Argument],
+        home: tuple[str, ...],
+    ) -> tuple[Node | None, Bindings] | None:
+        """The explicit or partial specialization of ``name`` that ``given`` names, with the
+        partial one's parameters bound: (None, ()) where none does, None where unknown (a
+        specialization declared in another class or namespace than ``home``, the primary
+        template's, may be another template's)."""
+        partial: list[tuple[Node, Bindings]] = []
+        explicit: list[Node] = []
+        undecided = False
+        saved = self._bindings
+        self._bindings = {}  # a specialization's arguments are read where they are written
+        try:
+            for record in self._specializations.get(name, ()):
+                template = record.parent
+                spec = record.child_by_field_name("name")
+                args_node = spec.child_by_field_name("arguments") if spec is not None else None
+                if template is None or template.type != "template_declaration":
+                    return None
+                if args_node is None or args_node.has_error:
+                    return None
+                own = _parameter_names(template)
+                binders = {n for n in own if n is not None}
+                pattern = self._arguments(args_node, params, record, binders, own=binders)
+                pattern = _filled(pattern, defaults) if pattern is not None else None
+                if pattern is None:
+                    return None
+                verdict, bound = _match(pattern, given, template.id)
+                if verdict is not False and self._home(template) != home:
+                    return None
+                if verdict is False:
+                    continue
+                if verdict is None:
+                    undecided = True
+                elif not binders:
+                    explicit.append(record)
+                else:
+                    partial.append((record, bound))
+        finally:
+            self._bindings = saved
+        if explicit:  # an explicit specialization wins outright; defined once
+            defined = [r for r in explicit if r.child_by_field_name("body") is not None]
+            return (defined[0], ()) if len(defined) == 1 else None
+        if undecided or len(partial) > 1:
+            return None
+        return partial[0] if partial else (None, ())
+
+    def _home(self, node: Node) -> tuple[str, ...]:
+        """The names of the namespaces and classes around ``node``, innermost first."""
+        names: list[str] = []
+        current = shared_parent(self._parents, node, node.id)
+        while current is not None:
+            if current.type == "namespace_definition" or current.type in RECORD_SPECIFIERS:
+                names.append(_text(current.child_by_field_name("name")))
+            current = shared_parent(self._parents, current, current.id)
+        return tuple(names)
+
+    def _arguments(
+        self,
+        args_node: Node,
+        params: tuple[str, ...],
+        where: Node,
+        dependent: frozenset[str] | set[str],
+        own: frozenset[str] | set[str] = frozenset(),
+    ) -> list[Argument] | None:
+        """The template arguments of ``args_node`` as ``params`` (each parameter's kind:
+        "type" or "value") reads them, each (its text, or None where the text names a
+        parameter in ``dependent``; its type or value, or None where unknown). A lone name in
+        ``own`` (a partial specialization's parameter) is kept as its text ``"$name"``.
+        None: more arguments than parameters, or a dependent argument with no bindings in
+        force (``S<T>`` inside a template: a class of every T)."""
+        args = args_node.named_children
+        if len(args) > len(params):
+            return None
+        out: list[Argument] = []
+        for arg, kind in zip(args, params, strict=False):
+            if arg.type == "comment":
+                return None
+            text = " ".join(_text(arg).split())
+            words = set(_WORD().findall(text))
+            if own and text in own:
+                out.append(("$" + text, None))
+                continue
+            value: _Ty | int | None = None
+            if kind == "type":
+                if arg.type == "type_descriptor":
+                    value = self.descriptor(arg, where)
+                    if value is not None and not _complete(value):
+                        value = None
+            elif arg.type == "number_literal":
+                value = integer_value(text)
+            elif re.fullmatch(r"[A-Za-z_]\w*", text) and self._bindings:
+                bound = self._bound(text, where, False)
+                value = bound if isinstance(bound, int) else None
+            if words & dependent:
+                if not self._bindings and not own:
+                    return None
+                text = ""
+            out.append((text or None, value))
+        return out
+
+    def _defaults(self, templates: list[Node], count: int) -> list[Argument | None]:
+        """The default argument of each of the ``count`` parameters, from whichever
+        declaration of the template gives one; None where none does, where two do, and
+        where it names a parameter of its template."""
+        found: list[list[Argument]] = [[] for _ in range(count)]
+        for template in templates:
+            plist = template.child_by_field_name("parameters")
+            if plist is None:
+                continue
+            names = _parameter_names(template)
+            own = {n for n in names if n is not None}
+            for k, param in enumerate(plist.named_children[:count]):
+                node = param.child_by_field_name("default_type") or param.child_by_field_name(
+                    "default_value"
+                )
+                if node is None:
+                    continue
+                text = " ".join(_text(node).split())
+                if set(_WORD().findall(text)) & own:
+                    found[k].append((None, None))
+                    continue
+                value: _Ty | int | None = None
+                if node.type == "number_literal":
+                    value = integer_value(text)
+                elif param.type == "optional_type_parameter_declaration":
+                    value = self.type_of_specifier(node, node)
+                    if value is not None and not _complete(value):
+                        value = None
+                found[k].append((text, value))
+        return [f[0] if len(f) == 1 and f[0] != (None, None) else None for f in found]
+
+
+# one template argument: its text (None where it names a template parameter, "$T" for a
+# partial specialization's own parameter T) and its type or value, None where unknown
+Argument = tuple[str | None, "_Ty | int | None"]
+
+_WORD = on_first_use(r"[A-Za-z_]\w*")
+
+
+def _value_names(template: Node) -> frozenset[str]:
+    """The names of the value parameters of a template declaration."""
+    names = set()
+    for param in template_value_parameters(template):
+        found = declarator_name(param.child_by_field_name("declarator"))
+        if found is not None:
+            names.add(_text(found))
+    return frozenset(names)
+
+
+def _parameters(template: Node) -> tuple[str, ...] | None:
+    """The kind of each parameter of a template declaration ("type" or "value"); None where
+    one is a pack or a template template parameter."""
+    plist = template.child_by_field_name("parameters")
+    if plist is None or plist.has_error:
+        return None
+    kinds: list[str] = []
+    for param in plist.named_children:
+        kind = param.type
+        if kind in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            kinds.append("type")
+        elif kind in VALUE_PARAMETERS:
+            kinds.append("value")
+        elif kind != "comment":
+            return None
+    return tuple(kinds)
+
+
+def _parameter_names(template: Node) -> list[str | None]:
+    """The name of each parameter of a template declaration (None for an unnamed one)."""
+    plist = template.child_by_field_name("parameters")
+    names: list[str | None] = []
+    for param in plist.named_children if plist is not None else []:
+        kind = param.type
+        if kind == "comment":
+            continue
+        if kind in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            found = param.child_by_field_name("name") or next(
+                (c for c in param.named_children if c.type == "type_identifier"), None
+            )
+            names.append(_text(found) if found is not None else None)
+        else:
+            found = declarator_name(param.child_by_field_name("declarator"))
+            names.append(_text(found) if found is not None else None)
+    return names
+
+
+def _filled(args: list[Argument], defaults: list[Argument | None]) -> list[Argument] | None:
+    """``args`` with the default arguments after them; None where one is missing."""
+    out = list(args)
+    for default in defaults[len(args):]:
+        if default is None:
+            return None
+        out.append(default)
+    return out
+
+
+def _complete(ty: _Ty) -> bool:
+    """Whether ``ty`` is known whole, so that two such types are the same exactly when
+    ``_Ty.same`` says so: no unknown pointee or element, no array of unknown bound, no
+    function (whose spelling leaves its parameters out)."""
+    depth = 0
+    current: _Ty | None = ty
+    while current is not None and depth <= MAX_DEPTH:
+        depth += 1
+        if current.kind == "function" or (current.array and current.size is None):
+            return False
+        if current.kind in ("pointer", "vector", "enum") or current.array:
+            if current.target is None:
+                return False
+            current = current.target
+            continue
+        return True
+    return False
+
+
+def _same(a: Argument, b: Argument) -> bool | None:
+    """Whether two template arguments are the same: by their values where both are known
+    (an integer and a type are never the same argument), else by their texts where both
+    have one; unknown otherwise."""
+    (ta, va), (tb, vb) = a, b
+    if va is not None and vb is not None:
+        if isinstance(va, int) != isinstance(vb, int):
+            return None
+        if isinstance(va, int):
+            return va == vb
+        assert isinstance(vb, _Ty)
+        return va.same(vb)
+    if ta is not None and ta == tb:
+        return True
+    return None
+
+
+def _match(
+    pattern: list[Argument], given: list[Argument], template_id: int
+) -> tuple[bool | None, Bindings]:
+    """Whether ``given`` matches a specialization's ``pattern`` ([temp.spec.partial.match]):
+    False where one argument differs, True where each is the same or a lone parameter of
+    the specialization (deduced as that argument, the same wherever it recurs), else
+    unknown; with the deduced parameters."""
+    verdict: bool | None = True
+    deduced: dict[str, Argument] = {}
+    if len(pattern) != len(given):
+        return None, ()
+    for p, g in zip(pattern, given, strict=True):
+        text = p[0]
+        if text is not None and text.startswith("$"):
+            name = text[1:]
+            if name in deduced:
+                same = _same(deduced[name], g)
+                if same is False:
+                    return False, ()
+                if same is None:
+                    verdict = None
+            else:
+                deduced[name] = g
+            continue
+        same = _same(p, g)
+        if same is False:
+            return False, ()
+        if same is None:
+            verdict = None
+    bindings = tuple(
+        (template_id, name, value)
+        for name, (_, value) in deduced.items()
+        if value is not None
+    )
+    return verdict, bindings

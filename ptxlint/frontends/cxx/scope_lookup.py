@@ -4,6 +4,7 @@ declarations give: :mod:`.declared_types`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Sequence
 
 from ptxlint.frontends.cxx.c_types import (
@@ -213,10 +214,11 @@ class ScopeLookup(DeclaredTypes):
                         ),
                         any(c.type == "base_class_clause" for c in node.children),
                     )
-            known, has_bases = scope.record
+            known = scope.record[0]
             if known is None:
                 return None
-            return self._member_types(known, name, stop_if_missing=has_bases)
+            # a base this lookup cannot follow raises Stop (``_class_member``)
+            return self._member_types(known, name, stop_if_missing=False)
         if kind == "template_declaration":
             single = scope.single
             if single is None:
@@ -589,20 +591,85 @@ class ScopeLookup(DeclaredTypes):
     def _member_types(
         self, record: _Ty, name: str, stop_if_missing: bool
     ) -> list[_Ty | None] | None:
-        found: list[_Ty | None] = []
-        for body in record.bodies:
-            entries = self._scope_entries(body).get(name, [])
-            found.extend(self.entry_type(e, False) for e in entries)
-            owner = body.parent
-            if (
-                not entries
-                and owner is not None
-                and any(c.type == "base_class_clause" for c in owner.children)
-            ):
-                stop_if_missing = True
-        if not found and stop_if_missing:
+        """The types of the member ``name`` of ``record``, found in the class itself or
+        through its bases (``_class_member``); raises Stop where a base it cannot see may
+        declare it, or where nothing declares it and ``stop_if_missing``."""
+        found, unseen = self._class_member(record, name, 0)
+        if unseen or (not found and stop_if_missing):
             raise Stop
         return found or None
+
+    def _class_member(
+        self, record: _Ty, name: str, depth: int
+    ) -> tuple[list[_Ty | None], bool]:
+        """Member name lookup in a class ([class.member.lookup]): the declarations of ``name``
+        in the class's own body, else those that its direct bases' lookups find, where one
+        base does (found in two: ambiguous, unknown); its members' and bases' types read
+        under the class template arguments it was named with (``_Ty.bindings``). A
+        definition per ``#if`` branch: each body is searched. With whether nothing was found
+        and a declaration may be unseen: a base
+        cannot be followed (a dependent base, one not declared in this file, a pack) or the
+        class's body declares the name in a way its member table leaves out (an
+        enumerator, a member template, a using-declaration), which would hide the bases'."""
+        if depth > MAX_DEPTH:
+            return [], True
+        found: list[_Ty | None] = []
+        unseen = False
+        saved = self._bindings
+        self._bindings = dict(((t, n), v) for t, n, v in record.bindings)
+        try:
+            for body in record.bodies:
+                entries = self._scope_entries(body).get(name)
+                if entries:
+                    found.extend(self._member_entry_type(e) for e in entries)
+                    continue
+                owner = body.parent
+                clause = None
+                for c in owner.children if owner is not None else ():
+                    if c.type == "base_class_clause":
+                        clause = c
+                if clause is None:
+                    continue
+                if _may_declare_otherwise(body, name):
+                    unseen = True
+                    continue
+                hits: list[list[_Ty | None]] = []
+                for base in _base_types(clause):
+                    ty = self._base_type(base)
+                    if ty is None or ty.kind != "aggregate" or not ty.bodies:
+                        unseen = True
+                        break
+                    inner, hidden = self._class_member(ty, name, depth + 1)
+                    if hidden:
+                        unseen = True
+                        break
+                    if inner:
+                        hits.append(inner)
+                else:
+                    if len(hits) > 1:
+                        unseen = True  # ambiguous ([class.member.lookup]/6), or one subobject
+                    elif hits:
+                        found.extend(hits[0])
+        finally:
+            self._bindings = saved
+        return found, unseen and not found
+
+    def _member_entry_type(self, entry: Entry) -> _Ty | None:
+        """A member's type, under the bindings in force: with none, the entry's type kept
+        for the file; with some, read afresh and kept nowhere (an ``auto`` member's
+        initialiser is not typed under them)."""
+        if not self._bindings:
+            return self.entry_type(entry, False)
+        spec = entry.specifier
+        if spec is None or spec.type == "placeholder_type_specifier":
+            return None
+        return self._entry_type(entry, False)
+
+    def _base_type(self, base: Node | None) -> _Ty | None:
+        """The class a base specifier names, under the bindings in force."""
+        if base is None or base.type not in ("type_identifier", "template_type"):
+            return None  # ns::Base, decltype(x), a pack
+        return self.type_of_specifier(base, base)
 
     def member(self, record: _Ty, name: str) -> _Ty | None:
         if record.lanes:
@@ -741,3 +808,42 @@ class ScopeLookup(DeclaredTypes):
         finally:
             deducing.discard(key)
             self._lo, self._hi = lo, hi
+
+# the members a class body's table holds (``_collect_members``): the declarators of its data
+# members and its member functions' declarations and definitions
+_TABLED = frozenset({"field_declaration", "declaration", "function_definition"})
+
+
+def _may_declare_otherwise(body: Node, name: str) -> bool:
+    """Whether the class body ``body`` may declare ``name`` as something its member table
+    leaves out (an enumerator, a nested class, a member template, a using-declaration, a
+    friend, ``#if`` blocks): a declaration other than a data member's or member function's
+    declarator, or a class or enum defined in one, whose text spells ``name``."""
+    word = re.compile(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])")
+    for child in body.named_children:
+        kind = child.type
+        if kind in ("access_specifier", "comment"):
+            continue
+        if kind in _TABLED:
+            spec = child.child_by_field_name("type")
+            if spec is None or spec.child_by_field_name("body") is None:
+                continue  # its names are declarators, which the table holds
+            child = spec
+        if word.search(_text(child)):
+            return True
+    return False
+
+
+def _base_types(clause: Node) -> list[Node | None]:
+    """The class each base specifier of a ``base_class_clause`` names (None for one this
+    typer does not follow: a pack expansion, an error)."""
+    out: list[Node | None] = []
+    for child in clause.children:
+        kind = child.type
+        if kind in (":", ",", "access_specifier", "virtual", "comment"):
+            continue
+        if not child.is_named:
+            out.append(None)  # ``...`` and the like
+            continue
+        out.append(child)
+    return out
