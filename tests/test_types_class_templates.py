@@ -105,6 +105,30 @@ def test_a_specialization_the_arguments_may_match_is_unknown() -> None:
     assert typed(prelude, "Frag<ns::acc, int> x", "x.v") == SHORT
 
 
+def test_enumerators_as_arguments_compare_by_value() -> None:
+    # each layout its own partial specialization; the primary's default names one of them
+    prelude = (
+        "enum layout { ROW, COL, MIRRORED = 4, SCRAMBLED };\n"
+        "enum class kind { A = 1, B };\n"
+        "template <int I, class T, layout L = ROW> struct Tile {};\n"
+        "template <int I, class T> struct Tile<I, T, ROW> { T x[I]; };\n"
+        "template <int I, class T> struct Tile<I, T, COL> { short x[I]; };\n"
+        "template <int I, class T> struct Tile<I, T, SCRAMBLED> { long x[I]; };\n"
+        "template <kind K> struct Op { int v; };\n"
+        "template <> struct Op<kind::B> { short v; };"
+    )
+    assert typed(prelude, "Tile<8, int> t", "t.x[0]") == INT
+    assert typed(prelude, "Tile<8, int, COL> t", "t.x[0]") == SHORT
+    assert typed(prelude, "Tile<8, int, layout(5)> t", "t.x[0]") is None
+    assert typed(prelude, "Tile<8, int, SCRAMBLED> t", "t.x[0]") == ("long", "integer", 8)
+    assert typed(prelude, "Op<kind::B> o", "o.v") == SHORT
+    assert typed(prelude, "Op<kind::A> o", "o.v") == INT
+    # an enumerator's value that is no literal leaves the ones after it unknown
+    prelude = prelude.replace("MIRRORED = 4", "MIRRORED = 2 * 2")
+    assert typed(prelude, "Tile<8, int, SCRAMBLED> t", "t.x[0]") is None
+    assert typed(prelude, "Tile<8, int, COL> t", "t.x[0]") is None
+
+
 def test_two_partial_specializations_that_match_are_unknown() -> None:
     prelude = (
         "template <class T, class U> struct P { T v; };\n"

@@ -5,8 +5,6 @@ once, not per instantiation)."""
 
 from __future__ import annotations
 
-import re
-
 from ptxlint.frontends.cxx.c_types import (
     BUILTIN_TYPES,
     FILE_DECLARABLE,
@@ -524,11 +522,12 @@ class DeclaredTypes(DeclarationIndex):
                     value = self.descriptor(arg, where)
                     if value is not None and not _complete(value):
                         value = None
-            elif arg.type == "number_literal":
-                value = integer_value(text)
-            elif re.fullmatch(r"[A-Za-z_]\w*", text) and self._bindings:
-                bound = self._bound(text, where, False)
-                value = bound if isinstance(bound, int) else None
+            elif words & dependent:
+                if self._bindings and _NAME().fullmatch(text):
+                    bound = self._bound(text, where, False)
+                    value = bound if isinstance(bound, int) else None
+            else:
+                value = self._constant(text)
             if words & dependent:
                 if not self._bindings and not own:
                     return None
@@ -558,8 +557,8 @@ class DeclaredTypes(DeclarationIndex):
                     found[k].append((None, None))
                     continue
                 value: _Ty | int | None = None
-                if node.type == "number_literal":
-                    value = integer_value(text)
+                if param.type == "optional_parameter_declaration":
+                    value = self._constant(text)
                 elif param.type == "optional_type_parameter_declaration":
                     value = self.type_of_specifier(node, node)
                     if value is not None and not _complete(value):
@@ -567,12 +566,58 @@ class DeclaredTypes(DeclarationIndex):
                 found[k].append((text, value))
         return [f[0] if len(f) == 1 and f[0] != (None, None) else None for f in found]
 
+    def _constant(self, text: str) -> int | None:
+        """The value of a template argument for a value parameter spelled ``text`` (one that
+        names no template parameter): an integer literal, or an enumerator (``X``, or ``E::X``
+        of a scoped one) of an enum of this file that no variable's name hides, each of its
+        enumerators before it valued by a literal or one more than the one before."""
+        if _NUMBER().fullmatch(text):
+            return integer_value(text)
+        scope, _, name = text.rpartition("::")
+        if not _NAME().fullmatch(name) or (scope and not _NAME().fullmatch(scope)):
+            return None
+        if not scope and name in self._global_entries():
+            return None
+        values: set[int | None] = set()
+        for enumerator in self._enum_names()[1].get(name, []):
+            spec = enumerator.parent.parent if enumerator.parent is not None else None
+            if spec is None or spec.type != "enum_specifier":
+                return None
+            scoped = any(c.type in ("class", "struct") for c in spec.children)
+            if scope != _text(spec.child_by_field_name("name")) and (scoped or scope):
+                continue  # ``E::X`` of another E, or a scoped one's ``X``
+            values.add(_enumerator_value(enumerator))
+        return values.pop() if len(values) == 1 else None
+
+
+def _enumerator_value(enumerator: Node) -> int | None:
+    """The value of an enumerator whose value and those before it are integer literals or
+    implicit (one more than the one before, the first 0)."""
+    current: int | None = -1
+    for node in enumerator.parent.named_children if enumerator.parent is not None else ():
+        if node.type == "comment":
+            continue
+        if node.type != "enumerator":
+            return None  # an #if block among them
+        given = node.child_by_field_name("value")
+        if given is None:
+            current = current + 1 if current is not None else None
+        elif given.type == "number_literal":
+            current = integer_value(_text(given))
+        else:
+            current = None
+        if node.id == enumerator.id:
+            return current
+    return None
+
 
 # one template argument: its text (None where it names a template parameter, "$T" for a
 # partial specialization's own parameter T) and its type or value, None where unknown
 Argument = tuple[str | None, "_Ty | int | None"]
 
 _WORD = on_first_use(r"[A-Za-z_]\w*")
+_NAME = on_first_use(r"[A-Za-z_]\w*")
+_NUMBER = on_first_use(r"[0-9](?:[0-9a-fA-FxXbB']*[0-9a-fA-F])?[uUlL]*")
 
 
 def _value_names(template: Node) -> frozenset[str]:
