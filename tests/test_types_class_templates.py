@@ -60,6 +60,25 @@ def test_an_argument_that_names_a_template_parameter_is_unknown() -> None:
     assert resolve(source, "b.v") is None
 
 
+def test_a_qualified_template_id_names_the_template_of_its_namespace() -> None:
+    prelude = "namespace lib { namespace v1 { template <class T> struct Box { T v; }; } }"
+    assert typed(prelude, "lib::v1::Box<short> b", "b.v") == SHORT
+    assert typed(prelude, "v1::Box<short> b", "b.v") == SHORT  # from inside lib
+    assert typed(prelude, "::lib::v1::Box<short> b", "b.v") == SHORT
+    # another namespace's template of that name, or one the qualifier cannot show
+    assert typed(prelude, "other::Box<short> b", "b.v") is None
+    assert typed(prelude, "::v1::Box<short> b", "b.v") is None
+    assert typed(prelude, "lib::Box<short> b", "b.v") is None
+
+
+def test_a_specialization_declared_with_a_qualified_name_leaves_the_template_unknown() -> None:
+    prelude = (
+        "namespace lib { template <class T> struct Box { T v; }; }\n"
+        "template <> struct lib::Box<int> { short v; };"
+    )
+    assert typed(prelude, "lib::Box<long> b", "b.v") is None
+
+
 def test_a_template_of_one_name_in_two_namespaces_is_unknown() -> None:
     prelude = (
         "namespace a { template <class T> struct Box { T v; }; }\n"

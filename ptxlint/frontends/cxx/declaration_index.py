@@ -184,8 +184,12 @@ class DeclarationIndex:
             for name, owner in captures.get("record", []):
                 self._records.setdefault(_text(name), []).append(owner)
             for name, owner in captures.get("specialization", []):
-                template = _text(name.child_by_field_name("name"))
-                self._specializations.setdefault(template, []).append(owner)
+                leaf: Node | None = name
+                while leaf is not None and leaf.type == "qualified_identifier":
+                    leaf = leaf.child_by_field_name("name")
+                if leaf is not None and leaf.type == "template_type":
+                    template = _text(leaf.child_by_field_name("name"))
+                    self._specializations.setdefault(template, []).append(owner)
         return self._typedefs, self._records
 
     def declares_type(self, name: str) -> bool:
@@ -273,7 +277,8 @@ class DeclarationIndex:
             want_name, capture = INDEX_NAMES[kind]
             if name.type == want_name:
                 out.setdefault(capture, []).append((name, owner))
-            elif capture == "record" and name.type == "template_type":
+            elif capture == "record" and name.type in ("template_type", "qualified_identifier"):
+                # ``S<int>``, and ``ns::S<int>`` (a specialization the typer does not read)
                 out.setdefault("specialization", []).append((name, owner))
         if stray:
             enumerators = []

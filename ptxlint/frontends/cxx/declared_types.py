@@ -141,6 +141,8 @@ class DeclaredTypes(DeclarationIndex):
             return self.named_type(_text(spec), where)
         if kind == "qualified_identifier":
             scope, name = split_qualified(spec)
+            if name is not None and name.type == "template_type":
+                return self._instance(name, where, spec)
             if name is None or name.type not in ("type_identifier", "primitive_type"):
                 return None
             table = SCALAR_NAMES if scope else BUILTIN_TYPES  # ``::float2``: a global name
@@ -331,7 +333,7 @@ class DeclaredTypes(DeclarationIndex):
             node = shared_parent(self._parents, node, node.id)
         return frozenset(names)
 
-    def _instance(self, spec: Node, where: Node) -> _Ty | None:
+    def _instance(self, spec: Node, where: Node, qualified: Node | None = None) -> _Ty | None:
         """The class that the template-id ``S<args>`` (``spec``) names, [temp.spec]: the
         explicit specialization for those arguments, else the one partial specialization
         they match (its parameters deduced), else the primary template, its parameters
@@ -341,7 +343,11 @@ class DeclaredTypes(DeclarationIndex):
         bound, a specialization that the arguments may or may not match (arguments this
         typer cannot compare: ``ns::tag`` spelled otherwise, an expression), two partial
         specializations that match (partial ordering), a pack, and a class not defined.
-        Kept by its text where no bindings are in force."""
+        ``qualified``: the qualified name ``spec`` ends (``ns::S<int>``), whose qualifier
+        must name the namespaces and classes around the template, innermost last (``::ns``:
+        all of them); one it cannot follow (an alias, an inline namespace left out, a
+        class template's member) is unknown. Kept by its text where no bindings are in
+        force."""
         name_node = spec.child_by_field_name("name")
         args_node = spec.child_by_field_name("arguments")
         if (
@@ -359,14 +365,14 @@ class DeclaredTypes(DeclarationIndex):
         key = None
         dependent = self._dependent_names(where)
         if not self._bindings:
-            key = " ".join(_text(spec).split())
+            key = " ".join(_text(qualified or spec).split())
             if set(_WORD().findall(key)) & dependent:
                 return None  # ``S<T>`` in a template: a class of every T
             if key in self._instances:
                 return self._instances[key]
             self._instances[key] = None  # while in progress: a cycle is unknown
         try:
-            found = self._new_instance(name, primaries, args_node, where, dependent)
+            found = self._new_instance(name, primaries, args_node, where, dependent, qualified)
         finally:
             if key is not None:
                 self._instances.pop(key, None)
@@ -381,6 +387,7 @@ class DeclaredTypes(DeclarationIndex):
         args_node: Node,
         where: Node,
         dependent: frozenset[str],
+        qualified: Node | None,
     ) -> _Ty | None:
         templates: list[Node] = []
         for record in primaries:
@@ -401,6 +408,8 @@ class DeclaredTypes(DeclarationIndex):
         home = self._home(templates[0])
         if any(self._home(t) != home for t in templates[1:]):
             return None  # templates of one name in two namespaces or classes
+        if qualified is not None and not _names_home(qualified, home):
+            return None
         outcome = self._specialization(name, params, defaults, given, home)
         if outcome is None:
             return None
@@ -486,7 +495,8 @@ class DeclaredTypes(DeclarationIndex):
         current = shared_parent(self._parents, node, node.id)
         while current is not None:
             if current.type == "namespace_definition" or current.type in RECORD_SPECIFIERS:
-                names.append(_text(current.child_by_field_name("name")))
+                # ``namespace a::b {``: b inside a
+                names.extend(reversed(_text(current.child_by_field_name("name")).split("::")))
             current = shared_parent(self._parents, current, current.id)
         return tuple(names)
 
@@ -588,6 +598,19 @@ class DeclaredTypes(DeclarationIndex):
                 continue  # ``E::X`` of another E, or a scoped one's ``X``
             values.add(_enumerator_value(enumerator))
         return values.pop() if len(values) == 1 else None
+
+
+def _names_home(qualified: Node, home: tuple[str, ...]) -> bool:
+    """Whether the qualifier of ``qualified`` (``a::b::S<int>``) names ``home``, the
+    namespaces and classes around a template innermost first: its names are home's
+    innermost ones (all of them after a leading ``::``)."""
+    scope, _ = split_qualified(qualified)
+    names = tuple(reversed(scope.split("::"))) if scope else ()
+    if not names or not all(_NAME().fullmatch(n) for n in names):
+        return False
+    if _text(qualified).lstrip().startswith("::"):
+        return names == home
+    return home[: len(names)] == names
 
 
 def _enumerator_value(enumerator: Node) -> int | None:
