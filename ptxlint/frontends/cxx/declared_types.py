@@ -1,7 +1,8 @@
 """The types declarations give for the Tier-1 typer: what a type specifier names (built-in
-types, typedefs and aliases, records, enums), what a declarator adds around it, and which
-type names are template parameters where they are written (unknown: a template is read
-once, not per instantiation)."""
+types, typedefs and aliases, records, enums, class template instances), what a declarator
+adds around it, and which type names are template parameters where they are written:
+unknown, a template being read once, not per instantiation, except where the members of a
+class template instance are typed under its arguments (``_Ty.bindings``)."""
 
 from __future__ import annotations
 

@@ -606,11 +606,11 @@ class ScopeLookup(DeclaredTypes):
         in the class's own body, else those that its direct bases' lookups find, where one
         base does (found in two: ambiguous, unknown); its members' and bases' types read
         under the class template arguments it was named with (``_Ty.bindings``). A
-        definition per ``#if`` branch: each body is searched. With whether nothing was found
-        and a declaration may be unseen: a base
-        cannot be followed (a dependent base, one not declared in this file, a pack) or the
-        class's body declares the name in a way its member table leaves out (an
-        enumerator, a member template, a using-declaration), which would hide the bases'."""
+        definition per ``#if`` branch: each body is searched. With it, whether nothing was
+        found and a declaration may be unseen: a base that cannot be followed (a dependent
+        base, one not declared in this file, ``ns::Base``, a pack), or a name the class's
+        body declares in a way its member table leaves out (an enumerator, a member
+        template, a using-declaration), which hides the bases'."""
         if depth > MAX_DEPTH:
             return [], True
         found: list[_Ty | None] = []
@@ -808,6 +808,7 @@ class ScopeLookup(DeclaredTypes):
         finally:
             deducing.discard(key)
             self._lo, self._hi = lo, hi
+
 
 # the members a class body's table holds (``_collect_members``): the declarators of its data
 # members and its member functions' declarations and definitions
