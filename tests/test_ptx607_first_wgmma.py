@@ -98,3 +98,10 @@ __global__ void k(float* out, uint64_t a, uint64_t b, int n) {
 }
 """
     assert lint_text(text, select=("PTX607",)) == []
+
+
+def test_the_device_memset_takes_no_fence() -> None:
+    # memset (the device runtime's, the project defines none) is ordinary stores
+    found = _findings("  memset(d, 0, sizeof(d));\n  mma(d, a, b);")
+    assert len(found) == 1
+    assert "is the first wgmma kernel `k` issues" in found[0]

@@ -14,7 +14,7 @@ from tests.test_function_flow import HELPERS, _flow, _flows
     "__ldcg", "log1pf", "exp2", "fmaxf", "make_float4", "dim3", "this_thread_block",
     "thread_rank", "__cvta_generic_to_global", "__nv_fp8_e4m3", "__nv_bfloat162",
     "this_cluster", "map_shared_rank", "cudaGridDependencySynchronize",
-    "cudaTriggerProgrammaticLaunchCompletion"])
+    "cudaTriggerProgrammaticLaunchCompletion", "memset", "memcpy", "malloc", "free"])
 def test_conversions_math_and_group_accessors_take_no_step(name: str) -> None:
     assert toolkit_harmless(name, release_asked=True)
 

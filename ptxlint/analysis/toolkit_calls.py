@@ -17,7 +17,10 @@ them. These are the ones known to take none of the steps of :mod:`ptxlint.ptx.pr
   dependent launch controls (``cudaGridDependencySynchronize``,
   ``cudaTriggerProgrammaticLaunchCompletion``: ``griddepcontrol.wait`` waits for the
   prerequisite grids, ``.launch_dependents`` lets the dependents be scheduled, PTX ISA
-  "griddepcontrol"; neither is a step of this grid's protocols), consulted only for a name
+  "griddepcontrol"; neither is a step of this grid's protocols), the device heap and memory
+  operations of the CUDA C++ Programming Guide's "Dynamic Global Memory Allocation and
+  Operations" (``malloc``, ``free``, ``memcpy``, ``memset``: ordinary loads and stores, no
+  asynchronous copy, barrier, fence or wgmma), consulted only for a name
   the project does not define (a project function of the same name is read instead). A
   group's ``sync()`` is a barrier (``bar.sync``), no step, except on a cluster group, whose
   ``sync()`` is ``barrier.cluster.arrive`` (a release at cluster scope): it is harmless only
@@ -72,11 +75,17 @@ _LAUNCH_CONTROLS = frozenset(
     ("cudaGridDependencySynchronize", "cudaTriggerProgrammaticLaunchCompletion"))
 
 
+# the device heap and its memory operations (CUDA C++ Programming Guide, "Dynamic Global
+# Memory Allocation and Operations")
+_MEMORY_OPERATIONS = frozenset(("malloc", "free", "memcpy", "memset"))
+
+
 def toolkit_harmless(name: str, release_asked: bool) -> bool:
     """A call of ``name``, which the project does not define, is a toolkit function that takes
     no protocol step; ``release_asked``: a release at cluster scope is among the steps asked
     about (a cluster group's ``sync()`` is one)."""
-    if name in HARMLESS_CALLS or name in _GROUPS or name in _LAUNCH_CONTROLS:
+    if name in HARMLESS_CALLS or name in _GROUPS or name in _LAUNCH_CONTROLS or \
+            name in _MEMORY_OPERATIONS:
         return True
     if name == "sync":
         return not release_asked
