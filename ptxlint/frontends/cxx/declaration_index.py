@@ -91,6 +91,9 @@ class DeclarationIndex:
         self._bindings: dict[tuple[int, str], _Ty | int] = {}
         self._bound_names: set[str] = set()
         self._instances: dict[str, _Ty | None] = {}
+        # each #define body parsed on its own, with its macro's parameter names, by the id
+        # of its preproc_arg (ScopeLookup.macro_body_place)
+        self._macro_bodies: dict[int, tuple[tree_sitter.Tree, frozenset[str]]] = {}
         self._enums: dict[str, list[Node]] = {}
         self._enumerators: dict[str, list[Node]] = {}
         self._macros: set[str] = set()

@@ -298,7 +298,7 @@ def extract(
             keyword,
             new_span(start, raw.end),
             parse_template,
-            lookup if macro_name is None else None,
+            lookup,  # in a #define body: where the body declares the names (macro_body_place)
             host_only=host.reason(context_node if macro_name is None else None),
             statement=ups if macro_name is None else None,  # the resolver climbs from them
         )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Sequence
 
+import tree_sitter
+
 from ptxlint.frontends.cxx.c_types import (
     BUILTIN_VARIABLES,
     DECLARING_SCOPES,
@@ -36,6 +38,7 @@ from ptxlint.frontends.cxx.declaration_index import (
 from ptxlint.frontends.cxx.declared_types import DeclaredTypes
 from ptxlint.frontends.cxx.expression_types import deduced_type
 from ptxlint.frontends.syntax_tree import shared_parent
+from ptxlint.lazy_regex import on_first_use
 
 # the scopes whose names are parameters, visible in the whole body
 FUNCTION_SCOPES = frozenset({"function_definition", "lambda_expression", "catch_clause"})
@@ -412,6 +415,48 @@ class ScopeLookup(DeclaredTypes):
                 break
             node = shared_parent(parents, node, key)
         return out
+
+    def macro_body_place(
+        self, where: Node, b: int
+    ) -> tuple[Node, int, tuple[Scope | None, ...], frozenset[str]] | None:
+        """Where byte ``b`` of a ``#define`` body (``where``, its ``preproc_arg``) lies in the
+        body parsed on its own (``_macro_body_text``, at its offsets in the file, the rest of
+        the file blanks): the node there, its offset, its chain of scopes and the macro's
+        parameter names. Names the body declares around the place (a function
+        the macro defines, its parameters and blocks) bind there wherever it expands; the
+        chain ends in None past them (names bind where the macro expands: unknown), and the
+        macro's parameters are the body's template parameters (their types unknown). The
+        parse is kept per body, its tree alive as long as the resolver (its node ids key the
+        memos)."""
+        define = where.parent
+        if where.type != "preproc_arg" or define is None or define.type not in (
+            "preproc_def",
+            "preproc_function_def",
+        ):
+            return None
+        parsed = self._macro_bodies.get(where.id)
+        if parsed is None:
+            start, end = where.start_byte, where.end_byte
+            body, words = _macro_body_text(self._bytes[start:end])
+            # the body where it is, the rest of the file blanks: each node's offsets are the
+            # file's, which the tables read names at
+            data = b" " * start + body + b" " * (len(self._bytes) - end)
+            tree = tree_sitter.Parser(self._tree.language).parse(data)
+            root = tree.root_node
+            params = define.child_by_field_name("parameters")
+            for param in params.children if params is not None else ():
+                if param.type == "identifier":
+                    words.add(_text(param))
+                elif param.type == "...":
+                    words.add("__VA_ARGS__")
+            self._chains[root.id] = (None,)
+            self._template_names[root.id] = frozenset(words)
+            parsed = self._macro_bodies[where.id] = (tree, frozenset(words))
+        tree, names = parsed
+        node = tree.root_node.descendant_for_byte_range(b, b)
+        if node is None:
+            return None
+        return node, b, self._scope_chain(node), names
 
     def scope_chain(self, where: Node) -> tuple[Scope | None, ...]:
         """The scopes around ``where`` (itself included) that declare names, innermost first,
@@ -808,6 +853,39 @@ class ScopeLookup(DeclaredTypes):
         finally:
             deducing.discard(key)
             self._lo, self._hi = lo, hi
+
+
+# what ``_macro_body_text`` rewrites: string and character literals (kept), ``##`` and ``#``
+# with the parameter it makes a string of
+_PREPROCESSOR_OPERATORS = on_first_use(
+    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|##|#[ \t]*[A-Za-z_][A-Za-z0-9_]*'
+)
+_WORD = on_first_use(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _macro_body_text(body: bytes) -> tuple[bytes, set[str]]:
+    """A ``#define`` body as C++ to parse on its own, each byte where it was: a line
+    continuation made blanks, ``a##b`` one name ``a__b``, ``#x`` a string literal; with the
+    names so pasted, which name nothing of the file."""
+    body = body.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ")
+    pasted: list[int] = []
+
+    def rewrite(match: re.Match[bytes]) -> bytes:
+        text = match.group()
+        if text == b"##":
+            pasted.append(match.start())
+            return b"__"
+        if text.startswith(b"#"):
+            return b'"' + b" " * (len(text) - 2) + b'"'
+        return text
+
+    data = _PREPROCESSOR_OPERATORS().sub(rewrite, body)
+    names = {
+        word.group().decode()
+        for word in _WORD().finditer(data)
+        if any(word.start() <= at < word.end() for at in pasted)
+    }
+    return data, names
 
 
 # the members a class body's table holds (``_collect_members``): the declarators of its data

@@ -100,7 +100,10 @@ from ptxlint.frontends.cxx.expression_types import Expr
 from ptxlint.frontends.cxx.macro_operands import TableSource, is_macro
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
+
+_WORDS = on_first_use(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # --------------------------------------------------------------------------- internal types
 
@@ -164,6 +167,16 @@ class TypeResolver(ScopeLookup):
             if node is None:
                 return None
         where = self._root.descendant_for_byte_range(b, b) or self._root
+        if where.type == "preproc_arg":
+            place = self.macro_body_place(where, b)
+            if place is not None:
+                # in a #define body: typed where the body, parsed alone, declares its names
+                where, b, chain, parameters = place
+                if parameters.intersection(_WORDS().findall(expression)):
+                    return None  # the macro's arguments replace them
+                if node.type == "identifier":
+                    return self._name_type(_text(node), chain, b)
+                return self._typed(Expr(self, where, b, chain), node)
         chain = self._scope_chain(where, self._ups_from(statement, where, b))
         if node.type == "identifier":
             return self._name_type(_text(node), chain, b)
