@@ -420,10 +420,10 @@ class ScopeLookup(DeclaredTypes):
         self, where: Node, b: int
     ) -> tuple[Node, int, tuple[Scope | None, ...], frozenset[str]] | None:
         """Where byte ``b`` of a ``#define`` body (``where``, its ``preproc_arg``) lies in the
-        body parsed on its own (``_macro_body_text``, at its offsets in the file, the rest of
-        the file blanks): the node there, its offset, its chain of scopes and the macro's
-        parameter names. Names the body declares around the place (a function
-        the macro defines, its parameters and blocks) bind there wherever it expands; the
+        body parsed on its own (``_macro_body_text``, at its offsets in the file): the node
+        there, its offset, its chain of scopes and the macro's parameter names. Names the
+        body declares around the place (a function the macro defines, its parameters and
+        blocks) bind there wherever it expands; the
         chain ends in None past them (names bind where the macro expands: unknown), and the
         macro's parameters are the body's template parameters (their types unknown). The
         parse is kept per body, its tree alive as long as the resolver (its node ids key the
@@ -438,10 +438,12 @@ class ScopeLookup(DeclaredTypes):
         if parsed is None:
             start, end = where.start_byte, where.end_byte
             body, words = _macro_body_text(self._bytes[start:end])
-            # the body where it is, the rest of the file blanks: each node's offsets are the
-            # file's, which the tables read names at
-            data = b" " * start + body + b" " * (len(self._bytes) - end)
-            tree = tree_sitter.Parser(self._tree.language).parse(data)
+            # the body where it is, parsed alone (tree-sitter's included range): each node's
+            # offsets are the file's, which the tables read names at
+            data = self._bytes[:start] + body + self._bytes[end:]
+            only = tree_sitter.Range(where.start_point, where.end_point, start, end)
+            parser = tree_sitter.Parser(self._tree.language, included_ranges=[only])
+            tree = parser.parse(data)
             root = tree.root_node
             params = define.child_by_field_name("parameters")
             for param in params.children if params is not None else ():
@@ -864,10 +866,10 @@ _WORD = on_first_use(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _macro_body_text(body: bytes) -> tuple[bytes, set[str]]:
-    """A ``#define`` body as C++ to parse on its own, each byte where it was: a line
-    continuation made blanks, ``a##b`` one name ``a__b``, ``#x`` a string literal; with the
-    names so pasted, which name nothing of the file."""
-    body = body.replace(b"\\\r\n", b"   ").replace(b"\\\n", b"  ")
+    """A ``#define`` body as C++ to parse on its own, each byte (and line) where it was: a
+    line continuation's backslash a blank, ``a##b`` one name ``a__b``, ``#x`` a string
+    literal; with the names so pasted, which name nothing of the file."""
+    body = body.replace(b"\\\r\n", b" \r\n").replace(b"\\\n", b" \n")
     pasted: list[int] = []
 
     def rewrite(match: re.Match[bytes]) -> bytes:
