@@ -48,13 +48,12 @@ class _Ty:
 
 
 def _may_convert(record: _Ty) -> bool:
-    """Whether a record might convert implicitly: body unseen, bases, or a conversion operator."""
+    """Whether a record might convert implicitly by what its own bodies show: a body unseen, or
+    a conversion operator declared in one (one its bases declare is the caller's to ask:
+    ``TypeResolver`` follows them)."""
     if not record.bodies:
         return True
     for body in record.bodies:
-        owner = body.parent
-        if owner is not None and any(c.type == "base_class_clause" for c in owner.children):
-            return True
         stack = list(body.named_children)
         while stack:
             node = stack.pop()

@@ -79,6 +79,7 @@ from ptxlint.frontends.cxx.c_types import (
     CASTS,
     DECLARING_SCOPES,
     FAR,
+    MAX_DEPTH,
     NON_ASCII,
     OPERAND_LISTS,
     OPERAND_VALUE_PARENTS,
@@ -98,7 +99,7 @@ from ptxlint.frontends.cxx.c_types import (
 from ptxlint.frontends.cxx.declaration_index import NamePlan
 from ptxlint.frontends.cxx.expression_types import Expr
 from ptxlint.frontends.cxx.macro_operands import TableSource, is_macro
-from ptxlint.frontends.cxx.scope_lookup import ScopeLookup
+from ptxlint.frontends.cxx.scope_lookup import ScopeLookup, _base_types
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
@@ -792,13 +793,38 @@ class TypeResolver(ScopeLookup):
                     values[(value.start_byte, value.end_byte)] = (value, value.type, tail)
         return values
 
-    def _may_convert(self, record: _Ty) -> bool:
-        key = tuple(body.id for body in record.bodies)
+    def _may_convert(self, record: _Ty, depth: int = 0) -> bool:
+        """Whether ``record`` might convert implicitly to a scalar: a body unseen, a conversion
+        operator it declares, or one a base may bring ([class.conv.fct]: a conversion
+        function is inherited). Each base is followed as member lookup follows it, under the
+        instance's template arguments; one that cannot be (dependent, declared elsewhere,
+        ``ns::Base``, a pack) may convert."""
+        key = (tuple(body.id for body in record.bodies), record.bindings)
         cached = self._convertible.get(key)
         if cached is None:
-            cached = _may_convert(record)
+            cached = _may_convert(record) or self._base_may_convert(record, depth)
             self._convertible[key] = cached
         return cached
+
+    def _base_may_convert(self, record: _Ty, depth: int) -> bool:
+        if depth > MAX_DEPTH:
+            return True
+        saved = self._bindings
+        self._bindings = dict(((t, n), v) for t, n, v in record.bindings)
+        try:
+            for body in record.bodies:
+                owner = body.parent
+                for clause in owner.children if owner is not None else ():
+                    if clause.type != "base_class_clause":
+                        continue
+                    for base in _base_types(clause):
+                        ty = self._base_type(base)
+                        if ty is None or ty.kind != "aggregate" or not ty.bodies or \
+                                self._may_convert(ty, depth + 1):
+                            return True
+        finally:
+            self._bindings = saved
+        return False
 
     # ----------------------------------------------------------------- positions
 
