@@ -26,6 +26,7 @@ from ptxlint.frontends.cxx.c_types import (
     TYPE_KEYWORDS,
     TYPE_PARAMETERS,
     VALUE_PARAMETERS,
+    Bindings,
     Entry,
     Node,
     Scope,
@@ -142,7 +143,8 @@ class DeclarationIndex:
         self._value_field: int | None = None  # the id of the field "value" in the tree's grammar
         # the ids of the fields "declarator" and "type" (see _add_declaration)
         self._declaration_fields: tuple[int | None, int | None] | None = None
-        self._convertible: dict[tuple[int, ...], bool] = {}
+        # whether a record may convert to a scalar, by its bodies and template arguments
+        self._convertible: dict[tuple[tuple[int, ...], Bindings], bool] = {}
         self._depth = 0
         # named types by name (they do not depend on where the name is used once template
         # parameters are ruled out): each typedef chain is followed once, and a cycle or a
