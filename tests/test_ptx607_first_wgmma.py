@@ -105,3 +105,10 @@ def test_the_device_memset_takes_no_fence() -> None:
     found = _findings("  memset(d, 0, sizeof(d));\n  mma(d, a, b);")
     assert len(found) == 1
     assert "is the first wgmma kernel `k` issues" in found[0]
+
+
+def test_a_directive_condition_holds_no_call() -> None:
+    # `and (B)` in an #if condition is the preprocessor's expression, not a call of `and`
+    found = _findings("#if (defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 900)) or defined(X)\n"
+                      "  mma(d, a, b);\n#endif")
+    assert len(found) == 1

@@ -250,7 +250,7 @@ def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement])
     bound_arguments: dict[int, tuple[str, ...]] = {}
     for node in found.get("call_expression", ()):
         name = callee_name(parsed, node)
-        if name is None:
+        if name is None or _in_directive_condition(node, block):
             continue
         arguments = node.child_by_field_name("arguments")
         texts = tuple(parsed.node_text(a) for a in arguments.named_children
@@ -266,3 +266,21 @@ def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement])
         loops=loops, ifs=ifs, returns=list(found.get("return_statement", ())),
         identifiers=identifiers, definitions=definitions, raw_calls=raw_calls,
         template_arguments=bound_arguments)
+
+
+_DIRECTIVES = frozenset(("preproc_if", "preproc_elif"))
+
+
+def _in_directive_condition(node: Node, block: Node) -> bool:
+    """``node`` lies in the condition of an ``#if`` or ``#elif`` inside ``block``: the
+    preprocessor's expression, never a call the function makes (``#if defined(A) and
+    (B)``, where the grammar reads ``and (B)`` as a call of ``and``)."""
+    parent = node.parent
+    while parent is not None and parent != block:
+        if parent.type in _DIRECTIVES:
+            # up to the condition's end: the directive's line (the grammar may err on the
+            # words before the condition it reads, ``and``'s among them)
+            condition = parent.child_by_field_name("condition")
+            return condition is not None and node.end_byte <= condition.end_byte
+        parent = parent.parent
+    return False
