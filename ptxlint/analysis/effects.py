@@ -88,8 +88,10 @@ def shown_mnemonic(instruction: PtxInstruction) -> str:
     return instruction.mnemonic.replace(HOLE, "\u2026")
 
 
-# an operand spliced into a modifier of extended asm (``cta_group::%0``, ``%[n]``)
-_SPLICE = re.compile(r"%(?:[A-Za-z]?[0-9]+|\[[A-Za-z_][A-Za-z0-9_]*\])")
+# an operand spliced into a modifier: extended asm's (``cta_group::%0``, ``%[n]``), LLVM's
+# (``$2``, ``${2}``, ``${2:x}``, ``${:uid}``)
+_SPLICE = re.compile(r"%(?:[A-Za-z]?[0-9]+|\[[A-Za-z_][A-Za-z0-9_]*\])"
+                     r"|\$(?:[0-9]+|\{[0-9]*(?::\w*)?\})")
 
 
 def instruction_effects(instruction: PtxInstruction) -> Effects | None:
@@ -98,11 +100,11 @@ def instruction_effects(instruction: PtxInstruction) -> Effects | None:
     if not instruction.opaque:
         return lookup(instruction.opcode, instruction.modifiers)
     opcode, modifiers = instruction.opcode, instruction.modifiers
-    if opcode == "call" or "%" in opcode:
+    if opcode == "call" or "%" in opcode or "$" in opcode:
         return None
-    if any("%" in m for m in modifiers):
+    if any("%" in m or "$" in m for m in modifiers):
         modifiers = tuple(_SPLICE.sub(HOLE, m) for m in modifiers)
-        if any("%" in m for m in modifiers):
+        if any("%" in m or "$" in m for m in modifiers):
             return None
     # a hole between the mnemonic and the operands may hold modifiers
     operands = instruction.operands

@@ -657,11 +657,13 @@ class _Parser:
         if mn is None:
             self._problem("expected an instruction or directive", start, max(stop, start + 1))
             return
-        mnemonic = mn.group()
+        # read from the text: a mnemonic holds no comment, and LLVM's `${N}` is blanked in masked
+        text = self.text
+        mnemonic = text[mn.start():mn.end()]
         mnemonic_end = mn.end()
         after = _skip_ws(masked, mnemonic_end, end)
         if after > mnemonic_end and (tail := _MNEMONIC_TAIL.match(masked, after, end)):
-            mnemonic += tail.group()
+            mnemonic += text[tail.start():tail.end()]
             mnemonic_end = tail.end()
         self._make_instruction(mnemonic, predicate, start, end, stop, mn.start(), mnemonic_end,
                                terminated)
@@ -671,10 +673,14 @@ class _Parser:
                           terminated: bool) -> PtxInstruction:
         """The instruction ``mnemonic`` at ``opcode_start``, its operands read up to ``end``."""
         opcode, *modifiers = mnemonic.split(".")
-        # A hole anywhere, or an operand splice inside the mnemonic, leaves the real spelling
-        # unknown: rules must stay silent about it.
+        # A hole anywhere, or an operand splice inside the mnemonic (`%N` in extended asm, `$N`,
+        # `${N}` or `${:uid}` in LLVM's, substituted as text there too), leaves the real
+        # spelling unknown: rules must stay silent about it.
         opaque = (self.masked.find(HOLE, start, end) != -1
-                  or (self.extended and "%" in mnemonic))
+                  or (self.extended and "%" in mnemonic)
+                  or (self.llvm and "$" in mnemonic and any(
+                      t.kind in ("ref", "unique") and opcode_start <= t.start < mnemonic_end
+                      for t in self.percents)))
         operands = self._operands(mnemonic_end, end, branch=opcode == "bra")
         instruction = _new(PtxInstruction)
         _I_OPCODE(instruction, opcode)
