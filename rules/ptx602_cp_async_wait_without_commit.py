@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.cp_async_groups import uncommitted_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import COMMIT, COPY, TRACKED, WAIT
@@ -22,23 +23,12 @@ def uncommitted_copy(flow: FunctionFlow, wait: Step) -> tuple[Step, int] | None:
     the copies are tracked by an mbarrier instead, or where a call between the copy and the
     read may commit. A copy the function leaves pending on purpose, waiting only for older
     groups, is not read before its commit, and is not flagged."""
-    if "wait_all" in wait.instruction.modifiers:
-        return None  # wait_all commits first (cp.async.wait_all = commit_group; wait_group 0)
-    if not flow.once(wait):
-        return None  # in an if arm or a loop of a helper: its order with the copies unknown
-    loops = flow.loops_at(wait.start)
-    if loops:
-        outer = loops[0]
-        if any(s.kind == COMMIT and outer[0] <= s.start < outer[1]
-               and not flow.exclusive(wait.start, s.start) for s in flow.steps):
-            return None  # a later iteration commits before it waits
     for copy in flow.steps:
-        if copy.kind != COPY or (copy.start, copy.order) >= (wait.start, wait.order):
-            continue
-        # a commit no run that takes the copy reaches puts it in no group
-        if flow.exclusive(copy.start, wait.start) or any(
+        # wait_all commits first; a commit no run that takes the copy reaches puts it in no
+        # group; one later in a loop around the wait commits before a later turn waits
+        if copy.kind != COPY or not uncommitted_at(flow, copy, wait) or any(
                 not flow.exclusive(copy.start, s.start)
-                for s in flow.steps_between(copy, wait, _COMMITS)) or not flow.once(copy):
+                for s in flow.steps_between(copy, wait, _COMMITS)):
             continue
         for at, _ in flow.reads_of(copy, copy.event.memory):
             if at <= wait.start or flow.exclusive(wait.start, at):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.buffer_regions import memory_region
-from ptxlint.analysis.cp_async_groups import left_pending
+from ptxlint.analysis.cp_async_groups import left_pending, uncommitted_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity, Span
-from ptxlint.ptx.protocols import COPY, MBAR_WAIT, TRACKED, WAIT
+from ptxlint.ptx.protocols import COMMIT, COPY, MBAR_WAIT, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import byte_span, line_of, step_span, where
@@ -22,10 +22,12 @@ def unwaited_reads(
 ) -> Iterator[tuple[int, Step | None, Step | None]]:
     """The reads of the shared memory ``copy`` fills (:meth:`FunctionFlow.reads_of`) that no
     wait separates from it, or only a ``cp.async.wait_group N`` that leaves the copy's group
-    pending (:func:`.left_pending`): (byte, the read's step or None for a C++ read, that
-    wait). Nothing where a wait sits in a loop around the copy or the read (a pipeline: a
-    later stage's wait covers this copy), where a call between them may wait, or where another
-    copy to the same place, one the wait completes, may be what the read reads."""
+    pending (:func:`.left_pending`), or that comes before any commit of the copy
+    (:func:`.uncommitted_at`) where a commit follows before the read (without one, PTX602
+    reports the wait): (byte, the read's step or None for a C++ read, that wait). Nothing
+    where a wait sits in a loop around the copy or the read (a pipeline: a later stage's wait
+    covers this copy), where a call between them may wait, or where another copy to the same
+    place, one the wait completes, may be what the read reads."""
     if not flow.once(copy):
         return  # in an if arm or a loop of a helper: which copy, which wait, unknown here
     tracked = _may_track(flow, copy)
@@ -58,6 +60,12 @@ def unwaited_reads(
         # a wait of the same helper call as the copy, after it, covers it too
         last = (read.start, read.order) if read is not None else (at, -1)
         covers = [s for s in flow.steps if after < (s.start, s.order) < last and may_cover(s)]
+        # a wait_group before the copy's commit waits for nothing of it
+        early = [s for s in covers if uncommitted_at(flow, copy, s)]
+        if early and not any(s.kind == COMMIT and after < (s.start, s.order) < last
+                             and not flow.exclusive(copy.start, s.start) for s in flow.steps):
+            continue  # and no commit before the read: PTX602's finding, at the wait
+        covers = [s for s in covers if s not in early]
         if flow.opaque_between(copy.start, at, _COVERS) or any(
                 left_pending(flow, copy, s) is None for s in covers):
             continue
@@ -69,7 +77,7 @@ def unwaited_reads(
         if any(any(may_cover(s) and loop[0] <= s.start < loop[1] for s in flow.steps)
                for loop in flow.loops_at(at)):
             continue
-        yield at, read, covers[0] if covers else None
+        yield at, read, covers[0] if covers else early[0] if early else None
 
 
 def _may_track(flow: FunctionFlow, copy: Step) -> bool:
@@ -122,6 +130,12 @@ or a constant passed to a helper's parameter or template argument: `cp_async_wai
 loop the copy is not in, nor in an `if` arm or loop of a helper, nor a call that may commit;
 and no other copy to the same place, one the wait completes, may be what the read reads. This
 rule is in preview.
+
+And it flags a read whose only waits come before the copy's `cp.async.commit_group` (`copy;
+wait_group 0; commit_group; read`): such a wait finds the copy in no group and does not wait
+for it, whatever its N. No commit (nor a call that may commit) may lie between the copy and
+the wait, nor in a loop around the wait, and neither may be in an `if` arm or a loop of a
+helper. Where no commit follows before the read either, PTX602 reports the wait instead.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 
@@ -169,7 +183,11 @@ float x = tile[threadIdx.x];
             how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"
             between = "with no cp.async wait in between"
             pending = left_pending(flow, step, wait) if wait is not None else None
-            if wait is not None and pending is not None:
+            if wait is not None and uncommitted_at(flow, step, wait):
+                between = (f"and the `{wait.instruction.mnemonic}` at {where(flow, wait)} "
+                           f"comes before the copy's cp.async.commit_group: it waits only for "
+                           f"committed groups")
+            elif wait is not None and pending is not None:
                 count, younger = pending
                 between = (f"but the `cp.async.wait_group {count}` at {where(flow, wait)} "
                            f"lets the {count} most recent group(s) stay pending, and only "

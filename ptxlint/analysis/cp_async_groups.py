@@ -16,6 +16,13 @@ the wait are all counted: none in a loop the copy is not in, none in an ``if`` a
 a helper, no call that may commit between them, the count known. Counting a commit that does
 not run (the two arms of an ``if``) only makes a group look completed: silence, never a wrong
 finding.
+
+:func:`uncommitted_at` answers the other question a wait raises: whether it finds a copy in no
+group at all (no ``cp.async.commit_group`` between them). The wait completes "all the prior
+cp.async-groups committed by the executing threads", and a copy not yet committed belongs to
+none: whatever its N, the wait does not wait for the copy, and covers none of its data. PTX602
+reports the wait where nothing commits the copy before its data is read, PTX603 the read where
+a commit after the wait does.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from __future__ import annotations
 from ptxlint.analysis.function_flow import FunctionFlow, Step
 from ptxlint.ptx.protocols import COMMIT, WAIT
 
-__all__ = ["left_pending"]
+__all__ = ["left_pending", "uncommitted_at"]
 
 _COMMITS = frozenset({COMMIT})
 
@@ -51,3 +58,26 @@ def left_pending(flow: FunctionFlow, copy: Step, wait: Step) -> tuple[int, int] 
     if flow.opaque_between(copy.start, wait.start, _COMMITS):
         return None
     return count, len(commits) - 1
+
+
+def uncommitted_at(flow: FunctionFlow, copy: Step, wait: Step) -> bool:
+    """``wait`` (a ``cp.async.wait_group`` after ``copy``, on a run that takes both) certainly
+    finds ``copy`` in no cp.async-group: no ``cp.async.commit_group`` a run taking the copy may
+    reach lies between them (a commit of a followed helper counts), nor a call that may commit,
+    nor a commit in a loop around the wait (a later turn commits before it waits again).
+    ``cp.async.wait_all`` commits first; a copy or wait in an ``if`` arm or a loop of a helper,
+    or in another lambda, has an order unknown here."""
+    if wait.kind != WAIT or "wait_all" in wait.instruction.modifiers:
+        return False
+    if (copy.start, copy.order) >= (wait.start, wait.order) or not flow.once(copy) or \
+            not flow.once(wait) or flow.exclusive(copy.start, wait.start) or \
+            flow.lambda_at(copy.start) != flow.lambda_at(wait.start):
+        return False
+    loops = flow.loops_at(wait.start)
+    if loops and any(s.kind == COMMIT and loops[0][0] <= s.start < loops[0][1]
+                     and not flow.exclusive(wait.start, s.start) for s in flow.steps):
+        return False
+    if any(not flow.exclusive(copy.start, s.start)
+           for s in flow.steps_between(copy, wait, _COMMITS)):
+        return False
+    return not flow.opaque_between(copy.start, wait.start, _COMMITS)
