@@ -112,3 +112,24 @@ def test_a_directive_condition_holds_no_call() -> None:
     found = _findings("#if (defined(__CUDA_ARCH__) and (__CUDA_ARCH__ >= 900)) or defined(X)\n"
                       "  mma(d, a, b);\n#endif")
     assert len(found) == 1
+
+
+@pytest.mark.parametrize("fence", [
+    'asm volatile(FENCE_TEXT ::: "memory");',  # a macro's text ptxlint does not know
+    'asm volatile("wgmma." FENCE_SUFFIX ";" ::: "memory");',
+])
+def test_an_asm_statement_ptxlint_cannot_read_may_be_the_fence(fence: str) -> None:
+    text = HELPERS + f"""
+#include "fence_text.h"
+__device__ void my_fence() {{ {fence} }}
+__global__ void k(float* out, uint64_t a, uint64_t b) {{
+  float d[4];
+  my_fence();
+  mma(d, a, b);
+  out[threadIdx.x] = d[0];
+}}
+"""
+    assert lint_text(text, select=("PTX607",)) == []
+    # in the kernel's own body too
+    own = text.replace("  my_fence();\n", f"  {fence}\n")
+    assert lint_text(own, select=("PTX607",)) == []
