@@ -106,12 +106,25 @@ def _may_hold_unreadable(flow: FunctionFlow) -> bool:
     return False
 
 
+def _constructor_fences(flow: FunctionFlow) -> bool:
+    """A constructor of the file or the headers the flows read takes a ``wgmma.fence`` (its
+    own, or a helper's it calls): a declaration of an object of its class runs it, and is no
+    call the flows see."""
+    owner = flow.owner
+    if owner is None:
+        return False
+    return any(function.scope_class and function.name == function.scope_class
+               and any(s.kind == WG_FENCE for s in function.steps)
+               for where in [owner, *owner.included()] for function in where.flows())
+
+
 def unfenced_entry(flow: FunctionFlow, mma: Step) -> bool | None:
     """``mma`` is the first ``wgmma.mma_async`` a ``__global__`` kernel reaches from its
     entry (its own, or a followed helper's), and no ``wgmma.fence`` may run before it: none of
     the kernel's steps before it is a fence or another ``wgmma``, and no call ptxlint cannot
     read lies between the entry and it (nor in the helper call that reaches it), nor any asm
-    statement it cannot read in the kernel or what it may call. ``True``
+    statement it cannot read in the kernel or what it may call, nor a constructor that
+    fences. ``True``
     where the wgmma lies in no loop that holds a later fence (or a call that may), ``False``
     (a finding about the loop's first turn) where one does, the wgmma lies in no other loop,
     and the loop's first turn reaches the wgmma before any later place of it: no ``if``,
@@ -126,7 +139,7 @@ def unfenced_entry(flow: FunctionFlow, mma: Step) -> bool | None:
         return None
     if flow.opaque_between(flow.start - 1, mma.start + 1, _FENCES):
         return None  # the helper call that reaches the wgmma counts: it may fence first
-    if _may_hold_unreadable(flow):
+    if _may_hold_unreadable(flow) or _constructor_fences(flow):
         return None
     later = [s.start for s in flow.steps if (s.start, s.order) > key and s.kind == WG_FENCE]
     if any(start == mma.start for start in later) and not flow.once(mma):
@@ -174,7 +187,8 @@ It also flags the first `wgmma.mma_async` a `__global__` kernel issues (its own,
 helper it calls) where no `wgmma.fence` may run before it: none lies before it in the kernel
 or the helpers it calls, on any path, no call ptxlint cannot read lies between the kernel's
 entry and the `wgmma`, and no asm statement ptxlint cannot read (a template with a macro's
-text it does not know) is in the kernel or a function it may call. A fence later in a loop
+text it does not know) is in the kernel or a function it may call, nor a constructor that
+fences in the file or its headers (a declaration runs it). A fence later in a loop
 around the `wgmma` is the next turn's: the first turn is flagged where it reaches the
 `wgmma` for sure (no `if`, `switch`, `?:`, `&&`, `||` or inner loop of the kernel around the
 `wgmma` inside the loop, no `continue` or `goto` before it, no `if` or loop of a helper on

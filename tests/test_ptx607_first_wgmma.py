@@ -133,3 +133,16 @@ __global__ void k(float* out, uint64_t a, uint64_t b) {{
     # in the kernel's own body too
     own = text.replace("  my_fence();\n", f"  {fence}\n")
     assert lint_text(own, select=("PTX607",)) == []
+
+
+def test_a_constructor_that_fences_is_run_by_a_declaration() -> None:
+    text = HELPERS + r"""
+struct Arrive { __device__ Arrive() { fence(); } };
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float d[4];
+  Arrive guard;
+  mma(d, a, b);
+  out[threadIdx.x] = d[0];
+}
+"""
+    assert lint_text(text, select=("PTX607",)) == []
