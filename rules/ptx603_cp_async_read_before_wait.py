@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.buffer_regions import memory_region
-from ptxlint.analysis.cp_async_groups import left_pending, uncommitted_at
+from ptxlint.analysis.cp_async_groups import uncommitted_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
+from ptxlint.analysis.group_counts import left_pending
 from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.ptx.protocols import COMMIT, COPY, MBAR_WAIT, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext

@@ -1,21 +1,8 @@
-"""Whether a ``cp.async.wait_group N`` completes the cp.async-group a copy joined.
+"""Whether a ``cp.async.wait_group N`` covers a copy at all.
 
-PTX ISA 9.7.9.25.3.3 (``cp.async.wait_group``): the instruction "will cause executing thread to
-wait till only N or fewer of the most recent cp.async-groups are pending and all the prior
-cp.async-groups committed by the executing threads are complete". A copy joins the group the
-first ``cp.async.commit_group`` after it commits; a ``wait_group N`` completes that group only
-when at least N groups were committed after it. A pipeline's prologue commits one group per
-stage and waits ``N = stages - 1`` (or 2) to use the oldest; with a commit left out, two
-stages' copies share one group, and the wait that should have made the oldest visible leaves
-it pending.
-
-:func:`left_pending` answers from the per-function flows (:mod:`.function_flow`), the wait's
-count read by :meth:`.FunctionFlow.count` (an immediate, or a constant bound through helpers'
-parameters and template arguments). It answers yes only where the commits between the copy and
-the wait are all counted: none in a loop the copy is not in, none in an ``if`` arm or a loop of
-a helper, no call that may commit between them, the count known. Counting a commit that does
-not run (the two arms of an ``if``) only makes a group look completed: silence, never a wrong
-finding.
+Whether the wait completes the cp.async-group the copy joined, counting the groups committed
+between them, is :func:`.group_counts.left_pending`'s question, shared with
+``wgmma.wait_group``.
 
 :func:`uncommitted_at` answers the other question a wait raises: whether it finds a copy in no
 group at all (no ``cp.async.commit_group`` between them). The wait completes "all the prior
@@ -30,34 +17,9 @@ from __future__ import annotations
 from ptxlint.analysis.function_flow import FunctionFlow, Step
 from ptxlint.ptx.protocols import COMMIT, WAIT
 
-__all__ = ["left_pending", "uncommitted_at"]
+__all__ = ["uncommitted_at"]
 
 _COMMITS = frozenset({COMMIT})
-
-
-def left_pending(flow: FunctionFlow, copy: Step, wait: Step) -> tuple[int, int] | None:
-    """``wait`` (after ``copy``) certainly leaves the group ``copy`` joined pending: (the
-    wait's N, the groups committed after the copy's before the wait). ``None`` where the wait
-    completes the group, where the copy has no commit before the wait (a wait never covers an
-    uncommitted copy: PTX602's question), or where the count is not certain."""
-    if wait.kind != WAIT or "wait_all" in wait.instruction.modifiers:
-        return None
-    count = flow.count(wait)
-    if not count:
-        return None
-    first, last = (copy.start, copy.order), (wait.start, wait.order)
-    commits = [s for s in flow.steps
-               if s.kind == COMMIT and first < (s.start, s.order) < last]
-    if not commits or len(commits) - 1 >= count:
-        return None
-    loops = flow.loops_at(copy.start)
-    for step in [*commits, wait]:
-        if flow.loops_at(step.start) != loops or not flow.once(step) or \
-                flow.lambda_at(step.start) != flow.lambda_at(copy.start):
-            return None  # taken an unknown number of times, or in an order unknown here
-    if flow.opaque_between(copy.start, wait.start, _COMMITS):
-        return None
-    return count, len(commits) - 1
 
 
 def uncommitted_at(flow: FunctionFlow, copy: Step, wait: Step) -> bool:
