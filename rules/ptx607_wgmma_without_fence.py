@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.flow_syntax import may_leave_loop, turn_may_skip
-from ptxlint.analysis.function_flow import FOLLOW_DEPTH, FunctionFlow, Step, steps_of_kind
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_FENCE
 from ptxlint.ptx.protocols import WG_MMA as MMA
@@ -72,59 +72,13 @@ def unfenced_loop_write(flow: FunctionFlow, mma: Step) -> tuple[int, str] | None
     return None
 
 
-def _unreadable(statement: AsmStatement) -> bool:
-    """An asm statement whose steps ptxlint cannot list: its template has a hole (a macro's
-    text unknown), or it holds an instruction it cannot read. It takes no step in the flows
-    and is no unreadable call either: a fence may be in it."""
-    return statement.template.has_holes or any(
-        i.opaque for i in statement.ptx.instructions)
-
-
-def _may_hold_unreadable(flow: FunctionFlow) -> bool:
-    """The kernel, or a function its calls may reach (by name, in the file and the headers
-    whose helpers the flows follow, as many calls deep as they follow), holds an asm
-    statement ptxlint cannot read."""
-    owner = flow.owner
-    if any(_unreadable(s) for s in flow.statements):
-        return True
-    if owner is None:
-        return False
-    files = [owner, *owner.included()]
-    seen: set[str] = set()
-    names = {name for _, _, name, followed in flow.calls if followed}
-    for _ in range(FOLLOW_DEPTH):
-        found: set[str] = set()
-        for name in names - seen:
-            seen.add(name)
-            for where in files:
-                for helper in where.functions_named(name):
-                    where.structured(helper)
-                    if any(_unreadable(s) for s in helper.statements):
-                        return True
-                    found.update(call[2] for call in helper.raw_calls)
-        names = found
-    return False
-
-
-def _constructor_fences(flow: FunctionFlow) -> bool:
-    """A constructor of the file or the headers the flows read takes a ``wgmma.fence`` (its
-    own, or a helper's it calls): a declaration of an object of its class runs it, and is no
-    call the flows see."""
-    owner = flow.owner
-    if owner is None:
-        return False
-    return any(function.scope_class and function.name == function.scope_class
-               and any(s.kind == WG_FENCE for s in function.steps)
-               for where in [owner, *owner.included()] for function in where.flows())
-
-
 def unfenced_entry(flow: FunctionFlow, mma: Step) -> bool | None:
     """``mma`` is the first ``wgmma.mma_async`` a ``__global__`` kernel reaches from its
     entry (its own, or a followed helper's), and no ``wgmma.fence`` may run before it: none of
     the kernel's steps before it is a fence or another ``wgmma``, and no call ptxlint cannot
-    read lies between the entry and it (nor in the helper call that reaches it), nor any asm
-    statement it cannot read in the kernel or what it may call, nor a constructor that
-    fences. ``True``
+    read lies between the entry and it (nor in the helper call that reaches it), nor an asm
+    statement it cannot read, nor a declaration whose constructor may fence
+    (``opaque_between``). ``True``
     where the wgmma lies in no loop that holds a later fence (or a call that may), ``False``
     (a finding about the loop's first turn) where one does, the wgmma lies in no other loop,
     and the loop's first turn reaches the wgmma before any later place of it: no ``if``,
@@ -139,8 +93,6 @@ def unfenced_entry(flow: FunctionFlow, mma: Step) -> bool | None:
         return None
     if flow.opaque_between(flow.start - 1, mma.start + 1, _FENCES):
         return None  # the helper call that reaches the wgmma counts: it may fence first
-    if _may_hold_unreadable(flow) or _constructor_fences(flow):
-        return None
     later = [s.start for s in flow.steps if (s.start, s.order) > key and s.kind == WG_FENCE]
     if any(start == mma.start for start in later) and not flow.once(mma):
         return None  # the helper may fence before the wgmma, in a loop or an if of its own
@@ -185,10 +137,10 @@ project header it includes.
 
 It also flags the first `wgmma.mma_async` a `__global__` kernel issues (its own, or one of a
 helper it calls) where no `wgmma.fence` may run before it: none lies before it in the kernel
-or the helpers it calls, on any path, no call ptxlint cannot read lies between the kernel's
-entry and the `wgmma`, and no asm statement ptxlint cannot read (a template with a macro's
-text it does not know) is in the kernel or a function it may call, nor a constructor that
-fences in the file or its headers (a declaration runs it). A fence later in a loop
+or the helpers it calls, on any path, and between the kernel's entry and the `wgmma` lies no
+call ptxlint cannot read, no asm statement it cannot read (a template with a macro's text it
+does not know, in the kernel or a helper it calls), and no declaration of an object whose
+constructor in the file or its headers may fence (a declaration runs it). A fence later in a loop
 around the `wgmma` is the next turn's: the first turn is flagged where it reaches the
 `wgmma` for sure (no `if`, `switch`, `?:`, `&&`, `||` or inner loop of the kernel around the
 `wgmma` inside the loop, no `continue` or `goto` before it, no `if` or loop of a helper on

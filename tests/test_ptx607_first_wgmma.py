@@ -146,3 +146,31 @@ __global__ void k(float* out, uint64_t a, uint64_t b) {
 }
 """
     assert lint_text(text, select=("PTX607",)) == []
+
+
+def test_only_a_declaration_runs_a_constructor_and_only_before_the_wgmma() -> None:
+    kernel = HELPERS + r"""
+struct Arrive { __device__ Arrive() { fence(); } };
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float d[4];
+  mma(d, a, b);
+  DECLARE
+  out[threadIdx.x] = d[0];
+}
+"""
+    # a class whose constructor fences, no object of it before the wgmma: no fence runs
+    assert len(lint_text(kernel.replace("DECLARE", ""), select=("PTX607",))) == 1
+    assert len(lint_text(kernel.replace("DECLARE", "Arrive late;"), select=("PTX607",))) == 1
+
+
+def test_an_asm_statement_ptxlint_cannot_read_after_the_first_wgmma_is_not_its_fence() -> None:
+    text = HELPERS + r"""
+#include "fence_text.h"
+__global__ void k(float* out, uint64_t a, uint64_t b) {
+  float d[4];
+  mma(d, a, b);
+  asm volatile(FENCE_TEXT ::: "memory");
+  out[threadIdx.x] = d[0];
+}
+"""
+    assert len(lint_text(text, select=("PTX607",))) == 1

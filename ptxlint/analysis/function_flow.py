@@ -37,7 +37,7 @@ from ptxlint.analysis.call_lookup import definitions
 from ptxlint.analysis.exclusive_arms import disjoint_arms
 from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
-from ptxlint.analysis.flow_opaque import Opaque
+from ptxlint.analysis.flow_opaque import Opaque, constructions, constructor_may_take, unreadable
 from ptxlint.analysis.flow_syntax import (
     base_name,
     compact,
@@ -148,6 +148,10 @@ class FunctionFlow:
     # calls a followed helper makes (a few calls down) and ptxlint does not follow, at the
     # call of this function that reaches them: (byte, those calls)
     hidden: list[tuple[int, Opaque]] = field(default_factory=list, repr=False)
+    # where its own asm statements ptxlint cannot read lie, and the objects it declares
+    # (byte, class): steps no call shows (:mod:`.flow_opaque`)
+    unreadable: list[int] = field(default_factory=list, repr=False)
+    constructions: list[tuple[int, str]] = field(default_factory=list, repr=False)
     # the function's own asm steps, and its calls with their argument texts (byte order)
     own_steps: list[Step] = field(default_factory=list, repr=False)
     raw_calls: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list,
@@ -274,13 +278,18 @@ class FunctionFlow:
     def opaque_between(self, a: int, b: int, kinds: frozenset[str]) -> list[str]:
         """The calls after byte ``a`` and before ``b`` that may take a step of ``kinds``
         ptxlint does not see: a function it cannot read, or one whose body (or a callee's, a
-        few calls deep) holds such a step. Where one lies, the rules stay silent."""
+        few calls deep) holds such a step; an asm statement it cannot read (``"asm"``), and
+        a declaration whose class's constructor may take one (the class). Where one lies,
+        the rules stay silent."""
         owner = self.owner
         forms = {(start, end): form for start, end, _, _, form in self.raw_calls}
         found = [name for start, end, name, followed in self.calls
                  if not followed and a < start < b and (owner is None or owner.may_take(
                      name, kinds, self, form=forms.get((start, end)),
                      klass=owner.class_of(self, name, start, end, forms.get((start, end)))))]
+        found.extend("asm" for at in self.unreadable if a < at < b)
+        found.extend(klass for at, klass in self.constructions if a < at < b and owner
+                     is not None and constructor_may_take(owner, klass, kinds))
         for start, opaque in self.hidden:
             if a < start < b:
                 name = opaque.first(kinds)
@@ -617,7 +626,7 @@ class FileFlows:
                     continue
                 flow = files._index.of(shape)
                 files._structure(flow)
-                if any(s.kind in kinds for s in flow.own_steps) or any(
+                if flow.unreadable or any(s.kind in kinds for s in flow.own_steps) or any(
                         files.may_take(callee, kinds, flow, form=form,
                                        klass=files.class_of(flow, callee, at, end, form))
                         for at, end, callee, _, form in flow.raw_calls):
@@ -776,7 +785,8 @@ class FileFlows:
         self._composing.add(id(flow))
         try:
             steps = list(flow.own_steps)
-            opaque = Opaque([], [])
+            opaque = Opaque([], [], bool(flow.unreadable),
+                            [(klass, self) for _, klass in flow.constructions])
             for start, end, name, arguments, form in flow.raw_calls:
                 klass = self.class_of(flow, name, start, end, form)
                 followed = self._helper(name, flow, depth - 1, form, arguments, klass) \
@@ -846,9 +856,12 @@ class FileFlows:
         flow.definitions = body.definitions
         flow.raw_calls = body.raw_calls
         flow.template_arguments = body.template_arguments
+        flow.constructions = constructions(flow.node)
         parsed = self.parsed
         for statement in sorted(flow.statements, key=lambda s: s.span.start):
             start = parsed.to_byte(statement.span.start)
+            if unreadable(statement):
+                flow.unreadable.append(start)
             for order, (instruction, event) in enumerate(statement_events(statement)):
                 flow.own_steps.append(Step(start, order, event, statement, instruction))
 
@@ -877,7 +890,9 @@ class FileFlows:
         for helper in defined:
             owner = helper.owner or self
             owner._structure(helper)
-            if any(s.kind in kinds for s in helper.own_steps) or any(
+            if helper.unreadable or any(s.kind in kinds for s in helper.own_steps) or any(
+                    constructor_may_take(owner, klass_, kinds) for _, klass_ in
+                    helper.constructions) or any(
                     depth == 0 or owner.may_take(callee, kinds, helper, depth - 1, form,
                                                  owner.class_of(helper, callee, at, end, form))
                     for at, end, callee, _, form in helper.raw_calls):
@@ -891,7 +906,8 @@ class FileFlows:
         """A call of a lambda ``caller`` defines may take a step of ``kinds``: its body (part
         of ``caller``'s) holds one, or a call that may."""
         start, end = lambda_node.start_byte, lambda_node.end_byte
-        if any(start <= s.start < end and s.kind in kinds for s in caller.own_steps):
+        if any(start <= s.start < end and s.kind in kinds for s in caller.own_steps) or any(
+                start <= at < end for at in caller.unreadable):
             return True
         return any(start <= at < end and (depth == 0 or self.may_take(
             callee, kinds, caller, depth - 1, form, self.class_of(caller, callee, at, stop, form)))
