@@ -33,7 +33,8 @@ silent (`ptxlint.analysis.roots`): PTX009 on the unnamed operands, and, in the i
 names the stray `%N`, PTX105, PTX106 and PTX206 on what its other `%N` stand for. Where an
 LLVM-syntax constraint string lists fewer operands than the call binds (Triton's `"=r,r"` for
 two arguments), a `$N` past the string's operands is PTX501's finding, and this rule is silent
-on it.
+on it. Where the outputs are listed one `:` too late (`: : "=r"(a) : "r"`), clobbers spelled as
+constraints are the inputs the `:` pushed on, and a `%N` they would number is PTX006's finding.
 
 ## Why is this bad?
 Operands are numbered outputs first, then inputs. A reference past the last one is an off-by-one
@@ -82,6 +83,10 @@ asm("mov.u32 %0, 1;" : "=r"(d));
             several = len(unnamed) > 1
             hint = f"; operand{'s' if several else ''} {listed} {'are' if several else 'is'} " \
                 "never named" + _renumbering(statement, refs.referenced, unnamed, count)
+        # outputs one ':' too late: constraints in the clobber list are the inputs it pushed
+        # on, so a %N they would number is that defect (PTX006's finding)
+        pushed = count + len(analysis.shifted_clobbers)
+        strays = tuple(t for t in strays if t.index is None or t.index >= pushed)
         for token in sorted((*refs.named, *strays), key=lambda t: t.start):
             if token.kind == "named":
                 yield self.finding(

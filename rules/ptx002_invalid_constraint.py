@@ -24,7 +24,8 @@ class InvalidConstraint(Rule):
 Flags operand constraints whose letters are not NVPTX's (`h r l q f d n C`, with the modifiers
 `= + &`): GCC's `m`, `i`, `g`, `s`, `x`, `b`, clang's `c`, every other letter, and matching
 constraints `"0"`..`"9"`. It also flags clobbers other than `"memory"`: `"cc"` and register
-names such as `"r1"`.
+names such as `"r1"`. A clobber spelled as a constraint (`"r"`) in a statement whose outputs
+are listed one `:` too late (`: : "=r"(a) : "r"`) is that shift's, PTX006's finding.
 
 A constraint that comes from a macro ptxlint cannot resolve is left alone, and so is host
 (x86/ARM) asm, which ptxlint does not lint. Code only clang compiles (clang's own
@@ -72,8 +73,9 @@ asm volatile("bar.sync 0;" ::: "memory");
                 f'constraint "{c.text}" of operand {problem.operand.index}: '
                 f"{letter_problem(problem.letter[0])}{advice}",
             )
+        shifted = analysis.shifted_clobbers
         for clobber in statement.clobbers:
-            if clobber.name in VALID_CLOBBERS:
+            if clobber.name in VALID_CLOBBERS or clobber in shifted:
                 continue
             if clobber.name == "cc":
                 why = "the cc clobber is not supported in device code (PTX has no condition codes)"

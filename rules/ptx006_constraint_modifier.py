@@ -35,6 +35,12 @@ operand: its inputs are written one `:` too early (an asm without outputs starts
 with `::`), and the fix makes them the input list. Where the template writes one of them, each
 output without `=` or `+` is its own finding.
 
+Likewise a statement with an empty output list whose inputs all have `=` or `+`
+(`: : "=r"(a), "=r"(b) : "r"`) is one finding, at its first operand: its outputs are written one
+`:` too late (nvcc: "an asm input operand may not have the '=' or '+' modifiers", once per
+operand). Clobbers spelled as constraints (`"r"`) are then the input list the `:` pushed on:
+PTX002 is silent on them, and PTX001 on a `%N` they would number.
+
 ## Why is this bad?
 The modifier tells the compiler how data flows through the operand. nvcc rejects an output
 without `=`/`+` and an input with one; a modifier on `n` (an integer constant) or `C` (a
@@ -75,6 +81,24 @@ whether the operand should move to the other list is a decision about the code's
                 "without outputs starts its inputs with '::'); nvcc rejects an output "
                 "without '=' or '+'",
                 fix=_as_inputs(statement),
+            )
+            return
+        late = analysis_of(statement).late_outputs
+        if late:
+            # one colon, not each operand: outputs written where the inputs go
+            listed = ", ".join(f"%{o.index}" for o in late) if len(late) < 4 \
+                else f"%{late[0].index}..%{late[-1].index}"
+            shifted = analysis_of(statement).shifted_clobbers
+            pushed = ""
+            if shifted:
+                names = ", ".join(f'"{c.name}"' for c in shifted)
+                pushed = f"; the clobbers {names} are constraints, the inputs the ':' pushed on"
+            yield self.finding(
+                statement,
+                late[0].constraint.span,
+                f"the output list is empty and every operand after the second ':' ({listed}) "
+                f"has '=' or '+': outputs listed one ':' too late{pushed}; nvcc rejects an "
+                "input with '=' or '+'",
             )
             return
         for operand in statement.operands:

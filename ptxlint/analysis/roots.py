@@ -24,6 +24,11 @@ The roots, and the rule each belongs to:
   of what the variable receives. Where every operand is such an output and the template only
   reads them, the input list is one ``:`` too early: one finding for the statement, not one
   per operand (``StatementAnalysis.early_inputs``).
+- ``late-outputs`` (PTX006): an empty output list and inputs that all have ``=`` or ``+``
+  (``: : "=r"(a), "=r"(b) : "r"``): the outputs are listed one ``:`` too late, one finding for
+  the statement (``StatementAnalysis.late_outputs``). Clobbers spelled as constraints are the
+  input list the ``:`` pushed on (``shifted_clobbers``): PTX002 is silent on them, and PTX001 on
+  a ``%N`` below the operands and those clobbers together.
 - ``operand-modifier`` (PTX007): a GCC operand modifier on a ``%N`` (``%H1``); what the token
   stands for is not the operand's register.
 - ``lowered-immediate`` (PTX508): a constant read-only argument of CuTe DSL's ``inline_ptx``,

@@ -38,8 +38,8 @@ from ptxlint.analysis.reversed_mov import ReversedMov, reversed_movs
 from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit, RootCause
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.analysis.unreferenced_operands import unreferenced_operands
-from ptxlint.constraints import is_array
-from ptxlint.model import AsmStatement, Operand, PercentToken, PtxInstruction
+from ptxlint.constraints import VALID_LETTERS, is_array
+from ptxlint.model import AsmStatement, Clobber, Operand, PercentToken, PtxInstruction
 from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import REJECTED, Issue, judged
@@ -536,6 +536,34 @@ class StatementAnalysis:
         return outputs
 
     @fact
+    def late_outputs(self) -> tuple[Operand, ...]:
+        """The inputs of a C++ statement with inputs and an empty output list whose every
+        constraint has ``=`` or ``+`` (``: : "=r"(a), "=r"(b) : ...``): outputs listed one
+        ``:`` too late, one defect (PTX006 reports it once, not once per operand). Empty
+        otherwise."""
+        statement = self.statement
+        inputs = statement.inputs
+        if (statement.syntax != "gnu" or statement.outputs or not inputs
+                or statement.opaque_sections):
+            return ()
+        for operand in inputs:
+            c = operand.constraint
+            if c.opaque or not ("=" in c.modifiers or "+" in c.modifiers):
+                return ()
+        return inputs
+
+    @fact
+    def shifted_clobbers(self) -> tuple[Clobber, ...]:
+        """Where the outputs sit one ``:`` too late (:meth:`late_outputs`), the clobbers
+        spelled as constraints (``"r"``, ``"l"``): the input list the stray ``:`` pushed into
+        the clobber list, the same defect. Their ``%N`` continue the operands' numbering, so
+        a ``%N`` below the operands and these together names one of them (PTX001 and PTX002
+        are silent on them)."""
+        if not self.late_outputs:
+            return ()
+        return tuple(c for c in self.statement.clobbers if _constraint_spelled(c.name))
+
+    @fact
     def vector_lacks(self) -> frozenset[int]:
         """The operands a too-short vector lacks (``ld.global.v4.u32 {%0, %1, %2}, [%4];``
         given four outputs and the address): where an instruction's first operand issue, the
@@ -893,3 +921,10 @@ def _forget() -> None:
 
 
 file_memos.register(_forget)
+
+
+def _constraint_spelled(name: str) -> bool:
+    """Whether a clobber's text is an operand constraint: NVPTX letters after the modifiers
+    ``= + &``."""
+    letters = name.lstrip("=+&")
+    return bool(letters) and all(ch in VALID_LETTERS for ch in letters)
