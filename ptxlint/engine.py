@@ -294,10 +294,17 @@ def helper_call_outcomes(
     from ptxlint.analysis.helper_carrier import carrier  # only runs with such a rule pay
 
     if not isinstance(context.parsed, ParsedSource):
+        from ptxlint.frontends.cxx.macros import MacroTable
+        from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
         from ptxlint.frontends.syntax_tree import parse
 
+        path, text = source.path, unified_source(source).text
         try:
-            parsed = parse(source.path, unified_source(source).text)
+            # judged as extraction judges the file's macros: a kernel declared through one
+            # (``CUTLASS_GLOBAL``) is a kernel, a specifier macro that confuses the parse is
+            # left out
+            parsed = parse(path, text, SpecifierMacros(
+                functools.cache(lambda: MacroTable(path, text))))
         except Exception:  # a file the parser cannot take has no calls to follow
             return []
         context = dataclasses.replace(context, parsed=parsed, cxx=FileFacts(parsed))

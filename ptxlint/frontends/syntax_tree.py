@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
@@ -74,6 +74,11 @@ class ParsedSource:
     left_out_names: tuple[tuple[str, str], ...] = ()
     # a reader needed what was left out (``reads``): whoever left it out parses the whole file
     missed: bool = field(default=False, compare=False)
+    # whether a macro, by name and the character it stands at, declares a kernel (expands to
+    # specifiers holding ``__global__`` in every configuration: ``cxx.specifier_macros.
+    # SpecifierMacros.kernel``); None where the parse was given no judge of the file's macros
+    kernel_macro: Callable[[str, int], bool] | None = field(
+        default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # alive when the file's lint is let go only if a reference cycle holds it (and the
@@ -181,9 +186,18 @@ def parse(path: str, text: str, specifiers: SpecifierJudge | None = None) -> Par
     grammar = grammar_for(path, text)
     skipped = attribute_macros(data)
     tree = _parse_ranges(data, grammar, skipped) if skipped else _parser(grammar).parse(data)
-    return _with_specifier_macros(
+    return _judged(_with_specifier_macros(
         _with_split_conditionals(ParsedSource(text, data, tree, grammar, skipped=skipped)),
-        specifiers)
+        specifiers), specifiers)
+
+
+def _judged(parsed: ParsedSource, specifiers: SpecifierJudge | None) -> ParsedSource:
+    """``parsed``, keeping the judge's word on kernel macros (``ParsedSource.kernel_macro``)
+    where it has one: readers of a function's header ask it of the header's macros."""
+    kernel = getattr(specifiers, "kernel", None)
+    if callable(kernel):
+        parsed.kernel_macro = kernel
+    return parsed
 
 
 def _with_split_conditionals(parsed: ParsedSource) -> ParsedSource:
@@ -456,9 +470,9 @@ def parse_leaving_out(
     grammar = grammar_for(path, text)
     skipped = attribute_macros(data)
     left_out = _merged(unread, skipped) if skipped else unread
-    return _with_specifier_macros(_with_split_conditionals(
+    return _judged(_with_specifier_macros(_with_split_conditionals(
         ParsedSource(text, data, _parse_ranges(data, grammar, left_out), grammar,
-                     unread=tuple(unread), skipped=skipped)), specifiers)
+                     unread=tuple(unread), skipped=skipped)), specifiers), specifiers)
 
 
 def _merged(a: Sequence[tuple[int, int]], b: Sequence[tuple[int, int]]

@@ -92,6 +92,7 @@ class SpecifierMacros:
         self._constraints: dict[tuple[str, int], bool] = {}
         self._blocks: dict[tuple[str, int], bool] = {}
         self._pieces: dict[tuple[str, int], bool] = {}
+        self._kernels: dict[tuple[str, int], bool] = {}
 
     def __call__(self, name: str, at: int) -> bool:
         table = self._table()
@@ -128,6 +129,37 @@ class SpecifierMacros:
             found = self._constraints[key] = bool(definitions) and all(
                 d.params is None and _input_constraint(d.body) for d in definitions)
         return found
+
+    def kernel(self, name: str, at: int) -> bool:
+        """Whether ``name``, used at ``at``, declares a kernel: a macro that expands to
+        declaration specifiers only (``__call__``) each of whose definitions in force holds
+        ``__global__``, spelled or through such a macro (CUTLASS's ``#define CUTLASS_GLOBAL
+        __global__ static``). One definition without it (``#define CUTLASS_GLOBAL`` for a
+        host-only parse), or none visible, is no kernel's: what the macro says is unknown
+        there, and a function is a kernel only where every configuration makes it one."""
+        table = self._table()
+        key = (name, table.epoch(at))
+        found = self._kernels.get(key)
+        if found is None:
+            found = self._kernels[key] = self(name, at) and self._global_in(
+                table, name, at, frozenset(), 0)
+        return found
+
+    def _global_in(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
+                   depth: int) -> bool:
+        """Every definition of ``name`` in force at ``at`` spells ``__global__``, or a macro
+        every definition of which does (``kernel`` has judged them specifiers only)."""
+        if depth > _DEPTH or name in seen:
+            return False
+        where = in_force(table, name, at)
+        if where is None:
+            return False
+        source, place, definitions = where
+        inner = seen | {name}
+        return bool(definitions) and all(
+            any(t.text == "__global__" or t.kind == "ident" and t.text not in _SPECIFIERS
+                and self._global_in(source, t.text, place, inner, depth + 1) for t in d.body)
+            for d in definitions)
 
     def template_piece(self, name: str, at: int) -> bool:
         """Whether ``name``, used at ``at``, is a macro each of whose definitions is string
