@@ -84,3 +84,17 @@ MY_GLOBAL void k(float* out, uint64_t a, uint64_t b) {
     kernel.write_text(text)
     found = lint_text(text, path=str(kernel), select=("PTX607",))
     assert len(found) == 1
+
+
+def test_a_kernel_macro_makes_its_template_an_entry_point() -> None:
+    """A kernel template is instantiated where it is launched, in this file or another: a
+    finding in one is no latent one (not "nothing in this file instantiates"), whether
+    ``__global__`` is spelled or a macro says it."""
+    for head in ("__global__ void", "MY_GLOBAL void", "MY_KERNEL void"):
+        text = DEFINES + f"""template <int N>
+{head} k(unsigned* p) {{
+  asm volatile("bogus.instr %0;" :: "r"(N));
+}}
+"""
+        found = lint_text(text, select=("PTX204",))
+        assert [f.latent for f in found] == [""], head

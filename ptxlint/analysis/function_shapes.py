@@ -42,8 +42,6 @@ _KINDS = frozenset({"call_expression", "if_statement", "return_statement", "iden
 # a name a call spells as one word: found among a function's words (``\b`` on both sides)
 _WORD = re.compile(rb"\w+")
 _ONE_WORD = re.compile(r"\w+", re.ASCII)
-# a word that may be a macro (ALL_CAPS, ``__KERNEL__``)
-_MACRO_WORD = re.compile(rb"\b_*[A-Z][A-Z0-9_]*\b")
 
 # a call of the body: (start, end, callee as spelled, its argument texts, how it names it)
 RawCall = tuple[int, int, str, tuple[str, ...], str]
@@ -221,23 +219,9 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
         scope = function_name(parsed.node_text(class_name)) if class_name is not None else ""
     elif "::" in spelled:
         scope = scope_name(spelled)
-    kernel = b"__global__" in head or _kernel_macro(parsed, fn)
+    kernel = b"__global__" in head or parsed.declares_kernel(fn)
     return FunctionShape(fn, function_name(spelled), fn.start_byte, fn.end_byte,
                          kernel, frozenset(template), member, tuple(order), scope)
-
-
-def _kernel_macro(parsed: ParsedSource, fn: Node) -> bool:
-    """A macro-looking word before the function's declarator declares it a kernel
-    (``CUTLASS_GLOBAL void k()``, ``#define CUTLASS_GLOBAL __global__ static``), as the front
-    end judges the file's and its headers' macros (``ParsedSource.kernel_macro``)."""
-    judge = parsed.kernel_macro
-    declarator = fn.child_by_field_name("declarator")
-    if judge is None or declarator is None:
-        return False
-    data = parsed.data
-    return any(judge(m.group().decode(), parsed.to_char(m.start())) for m in
-               _MACRO_WORD.finditer(data, parsed.header_start(fn.start_byte),
-                                    declarator.start_byte))
 
 
 def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement]) -> BodyShape:

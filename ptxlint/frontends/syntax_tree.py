@@ -21,6 +21,7 @@ from ptxlint.lazy_regex import on_first_use
 _CPP_ONLY_EXTENSIONS = {".cc", ".cpp", ".cxx", ".c"}
 _CUDA_MARKERS = ("__device__", "__global__", "__CUDA_ARCH__", "__shared__")
 _NON_ASCII = on_first_use(r"[^\x00-\x7f]")
+_MACRO_WORD = on_first_use(rb"\b_*[A-Z][A-Z0-9_]*\b")  # a word that may be a macro
 
 
 @cache
@@ -100,6 +101,20 @@ class ParsedSource:
                 self.missed = True
                 return False
         return True
+
+    def declares_kernel(self, fn: tree_sitter.Node) -> bool:
+        """A macro-looking word (ALL_CAPS, ``__KERNEL__``) before the declarator of the
+        function definition ``fn`` declares it a kernel (``kernel_macro``: ``CUTLASS_GLOBAL
+        void k()``, ``#define CUTLASS_GLOBAL __global__ static``). What the readers of a
+        function's header (``function_shapes``, the statements' contexts) add to a spelled
+        ``__global__``."""
+        judge = self.kernel_macro
+        declarator = fn.child_by_field_name("declarator")
+        if judge is None or declarator is None:
+            return False
+        return any(judge(m.group().decode(), self.to_char(m.start())) for m in
+                   _MACRO_WORD().finditer(self.data, self.header_start(fn.start_byte),
+                                          declarator.start_byte))
 
     def header_start(self, start: int) -> int:
         """Where the header of the declaration whose node starts at byte ``start`` starts:

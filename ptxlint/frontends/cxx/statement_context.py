@@ -398,7 +398,8 @@ class Ancestors:
     ) -> tuple[str | None, tuple[str, ...]]:
         """``header(fn)``, its words ending in ``__device__`` where none of them says
         ``__device__`` or ``__global__`` and ``kind_of(fn)`` says "device" (a specifier
-        macro), ``__host__`` too where it says "host-device": the words a statement's context
+        macro; ``__global__`` where the macro declares a kernel), ``__host__`` too where it
+        says "host-device": the words a statement's context
         is made with, where each statement's context was made with the header's words and
         then made again with the word added. Once per
         function (``kind_of`` is the file's one judge): its other statements take the answer
@@ -412,7 +413,10 @@ class Ancestors:
             if all(w not in words for w in _DEVICE_WORDS):
                 kind = kind_of(fn)
                 if kind == "device":
-                    words = (*words, "__device__")
+                    # a kernel macro's function is ``__global__`` (an entry point), as its
+                    # shape says (``ParsedSource.declares_kernel``)
+                    words = (*words, "__global__" if self.parsed.declares_kernel(fn)
+                             else "__device__")
                 elif kind == "host-device":
                     words = (*words, "__device__") if "__host__" in words else (
                         *words, "__host__", "__device__")
