@@ -113,7 +113,7 @@ def shape(result: FileResult) -> list[tuple]:
             fix = (f.fix.description, f.fix.safe, tuple((e.span, e.new_text) for e in f.fix.edits))
         statement = f.statement.span if f.statement is not None else None
         out.append((f.rule, f.name, f.severity, f.path, f.span, f.message, fix, statement,
-                    f.expansion, f.spelled_at, f.branch))
+                    f.expansion, f.spelled_at, f.branch, f.latent))
     return out
 
 
@@ -416,3 +416,35 @@ def test_an_edit_beside_a_reserved_name_outside_its_literal_takes_the_fast_path(
     assert linter.incremental_runs == 1
     same_as_full(linter, "cccl.h", text.replace("[%0],%1;", "[%0],%1;__"))
     assert linter.incremental_runs == 1  # a "__" typed into the literal: linted in full
+
+
+_KERNEL_MACRO = """#define MY_GLOBAL __global__
+__device__ __forceinline__ unsigned helper(unsigned v) {
+  unsigned r;
+  asm("shfl.sync.up.b32 %0, %1, 1, 0, 0xffffffff;" : "=r"(r) : "r"(v));
+  return r;
+}
+MY_GLOBAL void k(unsigned* out, unsigned x) {
+  unsigned lane = threadIdx.x % 32;
+  if (lane >= 16) return;
+  if (lane < 8) {
+    asm volatile("mov.u32 %0, %0;" : "+r"(x));
+    asm volatile("bar.warp.sync 0x0000ffff;" ::: "memory");
+  }
+  out[threadIdx.x] = x;
+}
+"""
+
+
+@pytest.mark.parametrize("new", ['"mov.u32 %0, %0; "', '"mov.u32 %0, %0;  "', '"mov.u32 %0,%0;"'])
+def test_an_edit_keeps_kernel_macros_and_latent_findings(new: str) -> None:
+    """After a fast-path edit (the same length, or shifting what follows), a function a macro
+    declares a kernel (``#define MY_GLOBAL __global__``) is still one, so the kernel rules
+    (PTX601 here) say what a full lint says, and a finding in a helper nothing calls still
+    says so (``latent``)."""
+    linter = IncrementalLinter()
+    first = same_as_full(linter, "k.cu", _KERNEL_MACRO)
+    assert {f.rule for f in first.findings} >= {"PTX601", "PTX101"}
+    assert [bool(f.latent) for f in first.findings if f.rule == "PTX101"] == [True]
+    same_as_full(linter, "k.cu", _KERNEL_MACRO.replace('"mov.u32 %0, %0;"', new))
+    assert linter.incremental_runs == 1

@@ -39,8 +39,9 @@ edited tree's positions, ``ParsedSource.positions``, and the text through ``node
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -315,7 +316,7 @@ def _relint(
         branch_variants=old_result.branch_variants,
         source=source,
     )
-    finish(result, source, outcomes, active, selector)
+    finish(result, source, outcomes, active, selector, parsed)
     return _Document(text, parsed, Linted(result, outcomes, active, parsed, True), document.setup)
 
 
@@ -458,6 +459,31 @@ class _EditedSource(ParsedSource):
         return self._parsed if self._parsed is not None else self._pending  # type: ignore[return-value]
 
 
+class _KernelMacrosByLine:
+    """The judge of kernel macros (``ParsedSource.kernel_macro``) of the text a document was
+    last parsed from in full, asked at a character of an edited text. A fast-path edit adds or
+    removes no line break, and what a macro means at a place depends only on the directive
+    lines above it: the start of that place's line in the judged text answers for it. Every
+    edit's judge asks the one of the full parse, so edits make no chain of wrappers."""
+
+    def __init__(self, judge: Callable[[str, int], bool], line_starts: list[int],
+                 text: str) -> None:
+        self.judge, self.line_starts, self.text = judge, line_starts, text
+
+    def __call__(self, name: str, at: int) -> bool:
+        return self.judge(name, self.line_starts[self.text.count("\n", 0, at)])
+
+
+def _kernel_macros(old: ParsedSource, text: str) -> Callable[[str, int], bool] | None:
+    judge = old.kernel_macro
+    if judge is None:
+        return None
+    if isinstance(judge, _KernelMacrosByLine):
+        return _KernelMacrosByLine(judge.judge, judge.line_starts, text)
+    starts = [0, *(m.end() for m in re.finditer("\n", old.text))]
+    return _KernelMacrosByLine(judge, starts, text)
+
+
 def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     """The new text's tree, from the old one (see ``_EditedSource``). An edit that keeps the
     length keeps every position: the old tree is the new text's, read or not."""
@@ -466,7 +492,8 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
         skipped, uses = left_out_after_edit(old, data)
         return _EditedSource(text, data, old.positions(), old.grammar, skipped=skipped,
                              split=old.split, specifier_uses=uses,
-                             left_out_names=old.left_out_names)
+                             left_out_names=old.left_out_names,
+                             kernel_macro=_kernel_macros(old, text))
     start_b = old.to_byte(edit.start)
     old_end_b = old.to_byte(edit.old_end)
     new_end_b = start_b + len(text[edit.start : edit.new_end].encode("utf-8", "surrogatepass"))
@@ -481,7 +508,8 @@ def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
     )
     skipped, uses = left_out_after_edit(old, data)
     return _EditedSource(text, data, tree, old.grammar, skipped=skipped, split=old.split,
-                         specifier_uses=uses, left_out_names=old.left_out_names)
+                         specifier_uses=uses, left_out_names=old.left_out_names,
+                         kernel_macro=_kernel_macros(old, text))
 
 
 def _point(data: bytes, byte: int) -> tuple[int, int]:
