@@ -174,7 +174,8 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
 
                 close = difflib.get_close_matches(name, here, n=1, cutoff=0.6)
                 advice = (f"did you mean '{close[0]}'?" if close
-                          else f"declare it inside the braces (.reg .<type> {name};)")
+                          else f"declare it in a {{ }} block of the template "
+                               f"(.reg .<type> {name};)")
                 message = (f"'{name}' is no register the template declares{also}, nor one "
                            f"another asm statement of this function declares {unknown}; "
                            f"{advice}")

@@ -106,3 +106,10 @@ def test_number_0_is_unknown_where_the_function_has_none_of_that_type() -> None:
     run = run_cached(NVCC, ["-arch=sm_90", "-c", INPUT, "-o", OUTPUT], _NO_PREDICATES,
                      filename="k.cu")
     assert not run.ok and "Unknown symbol '%p0'" in run.stderr
+
+
+def test_the_advice_for_an_unknown_name_fits_a_template_without_braces() -> None:
+    # `fma.rn.bf16x2 %0, %1, %2, z;`: nothing declares `z`, and the template has no braces to
+    # declare it in: the advice names the block to write, not "the braces"
+    (message,) = _ptx213("fma.rn.bf16x2 %0, %1, %2, zq;", ' : "=r"(y) : "r"(a), "r"(a)')
+    assert "declare it in a { } block of the template (.reg .<type> zq;)" in message
