@@ -51,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ptxlint.frontends.cxx.companion import in_force, looked_up_in
+from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.lexer import Token, literal_value
 from ptxlint.frontends.cxx.macros import MacroTable
 
@@ -149,17 +150,9 @@ class SpecifierMacros:
                    depth: int) -> bool:
         """Every definition of ``name`` in force at ``at`` spells ``__global__``, or a macro
         every definition of which does (``kernel`` has judged them specifiers only)."""
-        if depth > _DEPTH or name in seen:
-            return False
-        where = in_force(table, name, at)
-        if where is None:
-            return False
-        source, place, definitions = where
-        inner = seen | {name}
-        return bool(definitions) and all(
-            any(t.text == "__global__" or t.kind == "ident" and t.text not in _SPECIFIERS
-                and self._global_in(source, t.text, place, inner, depth + 1) for t in d.body)
-            for d in definitions)
+        return _every_definition(table, name, at, seen, depth, lambda source, d, place, inner: any(
+            t.text == "__global__" or t.kind == "ident" and t.text not in _SPECIFIERS
+            and self._global_in(source, t.text, place, inner, depth + 1) for t in d.body))
 
     def template_piece(self, name: str, at: int) -> bool:
         """Whether ``name``, used at ``at``, is a macro each of whose definitions is string
@@ -173,16 +166,9 @@ class SpecifierMacros:
 
     def _pieces_in(self, table: MacroTable, name: str, at: int, seen: frozenset[str],
                    depth: int) -> bool:
-        if depth > _DEPTH or name in seen:
-            return False
-        where = in_force(table, name, at)
-        if where is None:
-            return False
-        source, place, definitions = where
-        inner = seen | {name}
-        return bool(definitions) and all(
-            self._piece_body(source, d.body, frozenset(d.params or ()), place, inner, depth)
-            for d in definitions)
+        return _every_definition(table, name, at, seen, depth, lambda source, d, place, inner:
+                                 self._piece_body(source, d.body, frozenset(d.params or ()),
+                                                  place, inner, depth))
 
     def _piece_body(self, table: MacroTable, body: Sequence[Token], params: frozenset[str],
                     at: int, seen: frozenset[str], depth: int) -> bool:
@@ -406,3 +392,19 @@ def _closed(body: Sequence[Token], k: int, opening: str, closing: str) -> int:
             if depth == 0:
                 return at + 1
     return -1
+
+
+def _every_definition(table: MacroTable, name: str, at: int, seen: frozenset[str], depth: int,
+                      holds: Callable[[MacroTable, MacroDef, int, frozenset[str]], bool]
+                      ) -> bool:
+    """Whether ``name`` has definitions in force at ``at`` and each ``holds`` (asked with the
+    table it is in, the offset there, and the macros on the way including ``name``); False
+    past ``_DEPTH`` macros deep or where the chain comes back to a macro on the way."""
+    if depth > _DEPTH or name in seen:
+        return False
+    where = in_force(table, name, at)
+    if where is None:
+        return False
+    source, place, definitions = where
+    inner = seen | {name}
+    return bool(definitions) and all(holds(source, d, place, inner) for d in definitions)
