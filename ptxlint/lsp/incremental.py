@@ -38,6 +38,7 @@ edited tree's positions, ``ParsedSource.positions``, and the text through ``node
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections import OrderedDict
@@ -469,9 +470,16 @@ class _KernelMacrosByLine:
     def __init__(self, judge: Callable[[str, int], bool], line_starts: list[int],
                  text: str) -> None:
         self.judge, self.line_starts, self.text = judge, line_starts, text
+        self._starts: list[int] | None = None  # the edited text's, found on the first ask
 
     def __call__(self, name: str, at: int) -> bool:
-        return self.judge(name, self.line_starts[self.text.count("\n", 0, at)])
+        if self._starts is None:
+            self._starts = _line_starts(self.text)
+        return self.judge(name, self.line_starts[bisect.bisect_right(self._starts, at) - 1])
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0, *(m.end() for m in re.finditer("\n", text))]
 
 
 def _kernel_macros(old: ParsedSource, text: str) -> Callable[[str, int], bool] | None:
@@ -480,8 +488,7 @@ def _kernel_macros(old: ParsedSource, text: str) -> Callable[[str, int], bool] |
         return None
     if isinstance(judge, _KernelMacrosByLine):
         return _KernelMacrosByLine(judge.judge, judge.line_starts, text)
-    starts = [0, *(m.end() for m in re.finditer("\n", old.text))]
-    return _KernelMacrosByLine(judge, starts, text)
+    return _KernelMacrosByLine(judge, _line_starts(old.text), text)
 
 
 def _reparse(old: ParsedSource, text: str, edit: _Edit) -> ParsedSource:
