@@ -8,6 +8,7 @@ from ptxlint.analysis.branch_roots import inputs_meant_elsewhere
 from ptxlint.analysis.cxx_facts import facts_for
 from ptxlint.analysis.operand_issues import number_meant_as_operand
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.unreferenced_operands import named_twin
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -37,6 +38,18 @@ reported as usual (a `%1` meant as `%2` looks the same). It stays silent when it
 whole template or operand list: a template with a macro piece, an operand or clobber section
 that comes through a macro, a constraint from a macro, a `"C"` operand (its spliced text may
 name other operands), and symbolic `%[name]` references.
+
+An input bound twice, with one constraint and one expression that changes nothing when
+evaluated (no call, increment or assignment), is not reported where the template names the
+other of the two, is made of `%N` tokens only and names no operand twice (`prmt.b32 $0, $2,
+$3, $4;` given `[sel, lo, hi, sel]`): the template reads the value the unnamed operand holds,
+and a `%N` meant for one twin reads the same register bits through the other. A slip that does
+change the value puts something else where the unnamed operand was meant: a literal, a
+register, or a `%N` that then names its operand twice. Where the template has room for one,
+the unnamed twin is reported as usual (`{%13, %14, %15, %15}` or `{%13, %14, %15, 99}` beside
+an unnamed `"f"(0.f)` whose twins fill the other vectors). So are both twins unnamed, twins
+that may be two values (`"r"(*p++)` twice, `"r"(next())` twice), and one expression under two
+constraints (two register classes).
 
 A statement with `#if` inside is linted once per branch. An input that only another branch's
 template names (`#if USE_RS` reading the random bits of `cvt.rs` that the `#else` template does
@@ -138,6 +151,8 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
                         context.options.get("cuda_version"), lambda: context.parsed)
                 if operand.index in elsewhere:
                     continue  # another #if branch's root was meant to name it (PTX206's, ...)
+            if named_twin(statement, operand):
+                continue  # `[sel, lo, hi, sel]` naming `$4` only: its value is read
             consequence = ""
             if operand.role == "output" and "+" not in operand.constraint.modifiers:
                 facts = facts_for(context, statement)

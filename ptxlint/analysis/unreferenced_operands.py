@@ -1,20 +1,23 @@
 """The operands of an asm statement that no ``%N`` of its template names (PTX009's finding),
 with what makes an unnamed operand deliberate: an input read through the output it is tied
 to, Triton's dummy outputs, one register of a packed tensor, an input another ``#if`` branch
-names, a template that only copies its inputs to order them."""
+names, a template that only copies its inputs to order them; and (:func:`named_twin`, asked
+by PTX009 once the other rules' roots are ruled out) an input bound twice whose twin is
+named."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ptxlint.analysis.effects import instruction_effects
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.model import AsmStatement, Operand
+from ptxlint.model import AsmStatement, Operand, PtxOperand, PtxTemplate
 
 if TYPE_CHECKING:
     from ptxlint.analysis.statement import StatementAnalysis
 
-__all__ = ["unreferenced_operands"]
+__all__ = ["named_twin", "unreferenced_operands"]
 
 
 def unreferenced_operands(
@@ -82,6 +85,77 @@ def unreferenced_operands(
             continue
         found.append(operand)
     return tuple(found)
+
+# What makes evaluating an expression twice give two values the author may mean as two: a
+# call (`f(x)`, `rand()`), an increment or decrement, an assignment (`=`, `+=`, `<<=`,
+# Python's `:=`).
+_EFFECTFUL = re.compile(r"[\w\]]\(|\+\+|--|:=|<<=|>>=|[-+*/%&|^]=|(?<![=!<>])=(?!=)")
+_SPACE = re.compile(r"\s*([^\w\s])\s*")
+
+
+def _spelling(expression: str) -> str:
+    """The expression with no space a token does not need (``p [ 1 ]`` is ``p[1]``)."""
+    return _SPACE.sub(r"\1", " ".join(expression.split()))
+
+
+def named_twin(statement: AsmStatement, operand: Operand) -> bool:
+    """An unnamed input one of whose twins the template names: another input binding the
+    same expression with the same constraint, an expression whose evaluation changes nothing
+    (no call, increment or assignment). Both operands hold one value in registers of one
+    class, so the template reads the value the unnamed one holds. Passing one value twice is
+    a way to spell it twice (a selector given as the first and the last input of ``prmt``).
+
+    What an unnamed operand shows is a slip: something written where the unnamed one was
+    meant. A slip to the twin reads the same bits. Any other changes the value, and it must
+    be visible for the twin to count as a use: the template is ``%N`` tokens only (every
+    instruction operand, vector element, address part and guard; no literal, register,
+    declaration or label that could stand where the unnamed one was meant), each naming
+    another operand (a ``%N`` slip names its operand where the unnamed one should be,
+    besides where that operand is meant). ``{%13, %14, %15, %15}`` or ``{%13, %14, %15,
+    99}`` beside an unnamed ``"f"(0.f)`` whose twins fill the other vectors stays reported.
+    (Two reads of one ``volatile`` object are twins too: no documented order says which
+    operand the compiler evaluates first, so neither read is the later one the template
+    could have meant.)"""
+    if operand.role != "input":
+        return False
+    text = _spelling(operand.expression)
+    if not text or _EFFECTFUL.search(text):
+        return False
+    refs = refs_of(statement)
+    if len(refs.referenced) != len(refs.refs) or not _refs_only(statement.ptx):
+        return False  # a slip that changes the value could hide in the template
+    used = refs.referenced
+    return any(
+        other is not operand
+        and other.role == "input"
+        and other.index in used
+        and other.constraint.text == operand.constraint.text
+        and _spelling(other.expression) == text
+        for other in statement.operands)
+
+
+def _refs_only(ptx: PtxTemplate) -> bool:
+    """Every operand of every instruction (vector elements, address parts and guards
+    included) is a ``%N``, and the template declares and labels nothing."""
+    if ptx.directives or ptx.labels or not ptx.instructions:
+        return False
+    pending: list[PtxOperand] = []
+    for instruction in ptx.instructions:
+        if instruction.opaque:
+            return False
+        pending.extend(instruction.operands)
+        if instruction.predicate is not None:
+            pending.append(instruction.predicate.register)
+    while pending:
+        operand = pending.pop()
+        if operand.parts:
+            if operand.kind not in ("vector", "address", "pair"):
+                return False
+            pending.extend(operand.parts)
+        elif operand.kind != "ref":
+            return False
+    return True
+
 
 def _copies_only(statement: AsmStatement) -> bool:
     """The template only copies inputs into outputs (``mov.b64 $0, $1;``): it computes
