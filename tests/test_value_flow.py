@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import tree_sitter
 
-from ptxlint.analysis import value_flow
+from ptxlint.analysis import name_search, value_flow
+from ptxlint.analysis.name_search import token_starts as _token_starts
 from ptxlint.analysis.value_flow import (
     Value,
-    _token_starts,
     holds_shared_address,
     operand_value,
 )
@@ -217,7 +217,7 @@ def test_the_chunks_find_what_a_search_of_the_range_finds(monkeypatch: pytest.Mo
     tokens after digits, names with digits, ranges that no token straddles)."""
     rng = random.Random(9)
     for size in (1, 3, 7):
-        monkeypatch.setattr(value_flow, "_CHUNK_BYTES", size)
+        monkeypatch.setattr(name_search, "_CHUNK_BYTES", size)
         for _ in range(1500):
             data = bytes(rng.choice(b"ab_9$ .\n\xc3") for _ in range(rng.randint(0, 40)))
             chunks = value_flow._Chunks(data)
@@ -240,7 +240,7 @@ def test_the_chunks_read_only_the_pieces_that_hold_the_token(
     """Names that share their letters (``q0`` ... ``q999``) each send a search to the pieces
     holding that token alone: with sets of letter prefixes every piece was read for each name,
     and a function of many such names was quadratic. Tokens after digits count (``9q5``)."""
-    monkeypatch.setattr(value_flow, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(name_search, "_CHUNK_BYTES", 64)
     data = "".join(f"  q{i} = q{i - 1} + 9q{i}x;\n" for i in range(1, 1000)).encode()
     chunks = value_flow._Chunks(data)
     assert len(chunks.starts) > 100
@@ -268,7 +268,7 @@ def test_a_file_past_its_search_budget_answers_from_its_chunks(
     data = text.encode()
     for budget in (0, 1000):
         monkeypatch.setattr(value_flow, "_SEARCH_BUDGET", budget)
-        monkeypatch.setattr(value_flow, "_CHUNK_BYTES", 16)
+        monkeypatch.setattr(name_search, "_CHUNK_BYTES", 16)
         facts = value_flow._FileFacts(SourceFile("test.cu", text))
         for name in (b"a", b"a7", b"a39", b"o", b"unsigned", b"missing"):
             assert facts._offsets(name) == _token_starts(data, name)

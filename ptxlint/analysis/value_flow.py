@@ -16,10 +16,10 @@ parameter. This module follows values that far, one call level deep:
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
 Nothing is walked up front. A function's occurrences of a name are found by a search of the
 function's body alone (each answer kept per function and name); a name's definitions and call
-sites by a search of the file (kept per file). A file's searches are plain ``bytes.find``
-scans until they have cost about what a ``_Chunks`` of the file costs to build (12 searches of
-it: the ski-rental rule); after that each search reads only the pieces of the range (8 KB each)
-whose set of words holds the name. Every answer is memoised per function, variable and
+sites by a search of the file (kept per file). A file's searches (``name_search``) are plain
+``bytes.find`` scans until they have cost about what a ``Chunks`` of the file costs to build (12
+searches of it: the ski-rental rule); after that each search reads only the pieces of the range
+(8 KB each) whose set of words holds the name. Every answer is memoised per function, variable and
 expression node.
 
 Per occurrence of a name in a function, the node is found by one descent from the function's
@@ -57,10 +57,8 @@ cake_dsv4 unchanged (3.83-3.99 s against 3.83-3.86 s).
 from __future__ import annotations
 
 import bisect
-import operator
 import re
 from enum import Enum
-from itertools import compress, repeat
 
 import tree_sitter
 
@@ -68,6 +66,12 @@ from ptxlint import file_memos
 from ptxlint.analysis.address_masks import CASTS as _CASTS
 from ptxlint.analysis.address_masks import INT64 as _INT64
 from ptxlint.analysis.address_masks import clears_only_low_bits
+from ptxlint.analysis.name_search import IDENTIFIER as _IDENTIFIER
+from ptxlint.analysis.name_search import RAW_HIT_BYTES as _RAW_HIT_BYTES
+from ptxlint.analysis.name_search import SEARCH_BUDGET as _SEARCH_BUDGET
+from ptxlint.analysis.name_search import WORD_OR_DOLLAR as _WORD_OR_DOLLAR
+from ptxlint.analysis.name_search import Chunks as _Chunks
+from ptxlint.analysis.name_search import token_search as _token_search
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     ancestors_of,
@@ -175,114 +179,6 @@ def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return list(args.named_children) if args is not None else []
 
 
-_IDENTIFIER = on_first_use(rb"[A-Za-z_]\w*")
-# What a search costs, in bytes scanned: each raw occurrence of the name (a hit that may sit
-# inside a longer word) costs as much as this many bytes (150 ns against 0.37 ns).
-_RAW_HIT_BYTES = 400
-# Building a file's ``_Chunks`` costs about 14 searches of the file (5 ns a byte; the
-# sets of whole tokens, 7.6-8.2 ns a byte on csrc/kda's largest files, against 1.1 ns a byte
-# for a search of a common name there): the file is searched without them until its searches
-# have cost this many times its bytes.
-_SEARCH_BUDGET = 12
-_DIGITS = frozenset(b"0123456789")
-_WORD_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_WORD = _DIGITS | _WORD_START
-_WORD_OR_DOLLAR = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
-
-
-def _token_starts(data: bytes, name: bytes, start: int = 0, end: int | None = None) -> list[int]:
-    """Where ``name`` is a whole token inside ``data[start:end]`` (see ``_token_search``)."""
-    return _token_search(data, name, start, end)[0]
-
-
-def _token_search(
-    data: bytes, name: bytes, start: int = 0, end: int | None = None
-) -> tuple[list[int], int]:
-    """Where ``name`` is a whole match of ``_IDENTIFIER.finditer(data)``, inside
-    ``data[start:end]``: what a search from the file's start would find there. Such a match ends
-    before a non-word byte, and starts where no earlier match runs on: after a non-word byte, or
-    after digits that no letter precedes in their word ("9abc" holds the token "abc"; "a9bc"
-    does not). The bytes around the range are read as the whole file's search reads them.
-
-    O(end - start) in C for the search, plus a few steps per raw occurrence of ``name``: the
-    second number is how many raw occurrences there were (what the search cost, with the
-    range's bytes)."""
-    if _IDENTIFIER().fullmatch(name) is None:
-        return [], 0
-    out: list[int] = []
-    raw = 0
-    size = len(name)
-    total = len(data)
-    if end is None:
-        end = total
-    find = data.find
-    at = find(name, start, end)
-    while at >= 0:
-        raw += 1
-        after = at + size
-        if after == total or data[after] not in _WORD:
-            before = at - 1
-            while before >= 0 and data[before] in _DIGITS:
-                before -= 1
-            if before < 0 or data[before] not in _WORD_START:
-                out.append(at)
-        at = find(name, at + size, end)
-    return out, raw
-
-
-# Word bytes stay, every other byte becomes a blank: the blank-separated words are the maximal
-# ``[A-Za-z0-9_]`` runs, and each one's token is the run without its leading digits ("9abc"
-# holds "abc", "0x1f" holds "x1f"; a run of digits holds none).
-_WORDS_ONLY = bytes(c if c in _WORD else 32 for c in range(256))
-_DIGIT_BYTES = b"0123456789"
-_FIRST_LETTER = ord("A")  # every word byte below it is a digit
-_CHUNK_BYTES = 8192
-
-
-class _Chunks:
-    """A file cut into pieces of about ``_CHUNK_BYTES`` (each cut at a non-word byte, so that
-    no token straddles two), with the set of tokens of each: where a name occurs.
-
-    Built in C (translate, split, set) plus a look at each piece's distinct words that start
-    with digits, it tells a search which pieces to read: a name costs a look-up per piece and a
-    search of the pieces that hold it. The sets hold whole tokens: sets of their letters before
-    the first digit (an earlier design) left every piece to be read for names such as ``q17``
-    among ``q0`` ... ``q4000``, making a function of many such names quadratic."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        words = data.translate(_WORDS_ONLY)
-        size = len(data)
-        starts = [0]
-        cut = words.find(b" ", _CHUNK_BYTES)
-        while cut >= 0:
-            starts.append(cut)
-            cut = words.find(b" ", cut + _CHUNK_BYTES)
-        self.starts = starts
-        self.ends = starts[1:] + [size]
-        self.words: list[set[bytes]] = []
-        for a, b in zip(starts, self.ends, strict=True):
-            tokens = set(words[a:b].split())
-            # A word led by digits holds the token after them: read from the piece's distinct
-            # words (a few hundred), not by a regex over its bytes (three times the cost).
-            tokens.update([w.lstrip(_DIGIT_BYTES) for w in tokens if w[0] < _FIRST_LETTER])
-            tokens.discard(b"")  # from a word of digits alone
-            self.words.append(tokens)
-
-    def token_starts(self, name: bytes, start: int, end: int) -> list[int]:
-        """``_token_search(data, name, start, end)``, reading only the pieces that hold the
-        token ``name``."""
-        if _IDENTIFIER().fullmatch(name) is None:
-            return []
-        first = bisect.bisect_right(self.starts, start) - 1
-        last = bisect.bisect_left(self.starts, end)
-        out: list[int] = []
-        starts, ends = self.starts, self.ends
-        for k in compress(
-            range(first, last), map(operator.contains, self.words[first:last], repeat(name))
-        ):
-            out += _token_starts(self.data, name, max(starts[k], start), min(ends[k], end))
-        return out
 
 
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
