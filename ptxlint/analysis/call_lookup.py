@@ -28,7 +28,12 @@ def definitions(files: FileFlows, name: str, caller: FunctionFlow | None = None,
     that many may reach (:meth:`FunctionFlow.accepts`), where one may; where none may (an
     argument a macro spreads over several), all of them. ``klass``: the call's class
     (:mod:`.call_classes`), whose methods, where any is found, are the only candidates; a
-    library summary's method is one only where it is of that class."""
+    library summary's method is one only where it is of that class. Several classes
+    (``A|B``: a type alias that may name either, ``conditional_t<B, A, B>``) are candidates
+    only where each has the method: the call may reach any of them, and where one is not
+    found the call is opaque (no candidate)."""
+    classes = frozenset(klass.split("|")) if klass else frozenset()
+
     def fits(h: FunctionFlow) -> bool:
         if h is caller:
             return False
@@ -52,11 +57,15 @@ def definitions(files: FileFlows, name: str, caller: FunctionFlow | None = None,
             return
         for header in files.included():
             yield [h for h in header.functions_named(name) if fits(h) and (
-                not header.library or not h.member or h.scope_class == klass)]
+                not header.library or not h.member or h.scope_class in classes)]
 
     found = [h for place in places() for h in place]
     project = [h for h in found if h.owner is None or not h.owner.library]
     summaries = [h for h in found if h.owner is not None and h.owner.library]
+    if len(classes) > 1:
+        each = [viable([h for h in project if h.scope_class == k] or [
+            h for h in summaries if h.scope_class == k]) for k in sorted(classes)]
+        return [h for found_in in each for h in found_in] if all(each) else []
     classed = ([h for h in project if h.scope_class == klass] or [
         h for h in summaries if h.scope_class == klass]) if klass else []
     return viable(classed or project or summaries)

@@ -482,10 +482,12 @@ def callee_name(parsed: ParsedSource, call: Node) -> str | None:
     while function is not None:
         if function.type == "identifier":
             return parsed.node_text(function)
-        if function.type in ("template_function", "qualified_identifier"):
+        if function.type in ("template_function", "qualified_identifier", "template_method"):
             function = function.child_by_field_name("name")
         elif function.type == "field_expression":
             function = function.child_by_field_name("field")
+        elif function.type == "dependent_name":  # `T::template f<N>()`, `x.template f<N>()`
+            function = function.named_children[0] if function.named_children else None
         elif function.type == "field_identifier":
             return parsed.node_text(function)
         else:
@@ -493,13 +495,21 @@ def callee_name(parsed: ParsedSource, call: Node) -> str | None:
     return None
 
 
+# the nodes around a called function's name, and the field each holds it in
+_CALLEE_WRAPPERS = {"qualified_identifier": "name", "field_expression": "field",
+                    "dependent_name": ""}
+
+
 def template_arguments(parsed: ParsedSource, call: Node) -> tuple[str, ...]:
     """The explicit template arguments a call names its function with, in order
     (``ns::wait<kStages - 2>()`` -> ``("kStages - 2",)``); empty without."""
     function = call.child_by_field_name("function")
-    while function is not None and function.type == "qualified_identifier":
-        function = function.child_by_field_name("name")
-    if function is None or function.type != "template_function":
+    while function is not None and function.type in _CALLEE_WRAPPERS:
+        if function.type == "dependent_name":  # `T::template f<N>`, `x.template f<N>`
+            function = function.named_children[0] if function.named_children else None
+        else:
+            function = function.child_by_field_name(_CALLEE_WRAPPERS[function.type])
+    if function is None or function.type not in ("template_function", "template_method"):
         return ()
     arguments = function.child_by_field_name("arguments")
     if arguments is None:

@@ -58,6 +58,7 @@ from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex, names_ma
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
+from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
@@ -180,7 +181,8 @@ class FunctionFlow:
         """The class whose method the call at ``[start, end)`` names (:mod:`.call_classes`);
         with ``receiver``, its object expression instead."""
         if self._classes is None:
-            self._classes = CallClasses(self.parsed, self.node, self.scope_class)
+            self._classes = CallClasses(self.parsed, self.node, self.scope_class,
+                                        self.owner.class_definitions if self.owner else None)
         if receiver:
             return self._classes.receiver(start, end) if form == "member" else ""
         return self._classes.of_call(start, end, form)
@@ -552,6 +554,7 @@ class FileFlows:
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         self._naming: dict[int, list[CallerSite]] = {}
         self.carrier: AsmStatement | None = None  # of the header helpers' steps (carry)
+        self._declarations: DeclarationIndex | None = None  # (class_definitions)
 
     def _function(self, shape: FunctionShape) -> FunctionFlow:
         return FunctionFlow(self.parsed, shape.node, shape.name, shape.start, shape.end,
@@ -631,6 +634,21 @@ class FileFlows:
                                        klass=files.class_of(flow, callee, at, end, form))
                         for at, end, callee, _, form in flow.raw_calls):
                     found.append(flow.name)
+        return found
+
+    def class_definitions(self, name: str) -> list[tuple[ParsedSource, Node]]:
+        """The class specifiers defining or specializing ``name`` in the linted file and the
+        project headers it includes (the C++ typer's index of each file's declarations)."""
+        if self.root is not None:
+            return self.root.class_definitions(name)
+        found: list[tuple[ParsedSource, Node]] = []
+        for files in [self, *self.included()]:
+            if not files.library:
+                if files._declarations is None:
+                    parsed = files.parsed
+                    files._declarations = DeclarationIndex(parsed.text, parsed.tree, parsed.data)
+                found.extend((files.parsed, n)
+                             for n in files._declarations.class_definitions(name))
         return found
 
     def functions_named(self, name: str) -> list[FunctionFlow]:

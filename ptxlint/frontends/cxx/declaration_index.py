@@ -197,6 +197,16 @@ class DeclarationIndex:
                     self._specializations.setdefault(template, []).append(owner)
         return self._typedefs, self._records
 
+    def class_definitions(self, name: str) -> list[Node]:
+        """The class specifiers with a body that define the class ``name`` or specialize the
+        class template ``name`` (``struct S {...}``, ``template <> struct S<3> {...}``), in
+        document order: where a member of an instance ``S<...>`` may be declared, whichever
+        instance it is."""
+        _, records = self._type_names()
+        found = [r for r in (*records.get(name, ()), *self._specializations.get(name, ()))
+                 if r.child_by_field_name("body") is not None]
+        return sorted(found, key=lambda n: n.start_byte)
+
     def declares_type(self, name: str) -> bool:
         """Whether the file declares a type ``name`` itself (a typedef, an alias or a record).
         A byte search first, so that the keyword index is built only for a file that spells
