@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.engine import extract_statements
+from ptxlint.frontends.cxx.function_recovery import FunctionRecovery, recovered_kernel
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.specifier_macros import SpecifierMacros
+from ptxlint.frontends.syntax_tree import parse
+from ptxlint.model import SourceFile
 from tests.conftest import lint_text
 
 DEFINES = """#define MY_GLOBAL __global__ static
@@ -98,3 +102,32 @@ def test_a_kernel_macro_makes_its_template_an_entry_point() -> None:
 """
         found = lint_text(text, select=("PTX204",))
         assert [f.latent for f in found] == [""], head
+
+
+# A macro call with no `;` makes the next definition part of an expression: the tree shows no
+# function there, and the C++ front end reads it from the text (``function_recovery``).
+LOST = DEFINES + """#define DEFINE_OP(op) __device__ int apply(int a, int b) { return a op b; }
+DEFINE_OP(+)
+HEAD void k(unsigned* p) {
+  asm volatile("st.global.u32 [%0], 1;" :: "l"(p) : "memory");
+}
+"""
+
+
+@pytest.mark.parametrize(("head", "words"), [
+    ("__global__", ("__global__",)),
+    ("MY_GLOBAL", ("__global__",)),   # the judge of the tree's functions says so
+    ("MY_KERNEL", ("__global__",)),
+    ("MY_DEVICE", ("__device__",)),   # device code, no kernel
+    ("MAYBE_GLOBAL", ()),  # one configuration is empty: no kernel, nor known device code
+])
+def test_a_function_the_tree_lost_is_a_kernel_by_the_same_judge(
+        head: str, words: tuple[str, ...]) -> None:
+    text = LOST.replace("HEAD", head)
+    parsed = parse("k.cu", text, SpecifierMacros(lambda: MacroTable("k.cu", text)))
+    at = parsed.to_byte(text.index("asm volatile"))
+    found, _ = FunctionRecovery(parsed).around(at)
+    assert found is not None and found.name == "k"
+    assert recovered_kernel(parsed, found) is (words == ("__global__",))
+    (statement,) = extract_statements(SourceFile("k.cu", text)).statements
+    assert statement.context.function_specifiers[-1:] == words

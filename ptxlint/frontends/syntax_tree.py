@@ -108,13 +108,22 @@ class ParsedSource:
         void k()``, ``#define CUTLASS_GLOBAL __global__ static``). What the readers of a
         function's header (``function_shapes``, the statements' contexts) add to a spelled
         ``__global__``."""
-        judge = self.kernel_macro
         declarator = fn.child_by_field_name("declarator")
-        if judge is None or declarator is None:
+        if declarator is None:
+            return False
+        return self.kernel_macro_in(self.header_start(fn.start_byte), declarator.start_byte)
+
+    def kernel_macro_in(self, start: int, end: int) -> bool:
+        """A macro-looking word in bytes ``[start, end)``, a function's header up to its
+        declarator, declares the function a kernel (``kernel_macro``). The one judge of a
+        macro-declared kernel: of the tree's functions (``declares_kernel``) and of those the
+        C++ front end reads from the text where the tree lost them
+        (``function_recovery.recovered_kernel``)."""
+        judge = self.kernel_macro
+        if judge is None:
             return False
         return any(judge(m.group().decode(), self.to_char(m.start())) for m in
-                   _MACRO_WORD().finditer(self.data, self.header_start(fn.start_byte),
-                                          declarator.start_byte))
+                   _MACRO_WORD().finditer(self.data, start, end))
 
     def header_start(self, start: int) -> int:
         """Where the header of the declaration whose node starts at byte ``start`` starts:

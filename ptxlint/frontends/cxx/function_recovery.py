@@ -21,7 +21,7 @@ from ptxlint.frontends.cxx.lexer import Token, tokens
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["FunctionRecovery", "RecoveredFunction", "recovery_of"]
+__all__ = ["FunctionRecovery", "RecoveredFunction", "recovered_kernel", "recovery_of"]
 
 
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
@@ -43,6 +43,19 @@ class RecoveredFunction:
         self.name_byte = name_byte
         self.params_end = params_end  # just past the parameter list's ")"
         self.body_byte = body_byte
+
+
+_GLOBAL = on_first_use(rb"\b__global__\b")
+
+
+def recovered_kernel(parsed: ParsedSource, fn: RecoveredFunction) -> bool:
+    """Whether ``fn`` is a kernel: its header, up to its name, spells ``__global__`` or a
+    macro that declares one (``ParsedSource.kernel_macro_in``, the judge of the tree's
+    functions too: ``CUTLASS_GLOBAL void k()``, ``#define CUTLASS_GLOBAL __global__
+    static``)."""
+    start = parsed.header_start(fn.start_byte)
+    return (_GLOBAL().search(parsed.data, start, fn.name_byte) is not None
+            or parsed.kernel_macro_in(start, fn.name_byte))
 
 
 # What the recovery's scan stops at: a comment or literal (stepped over), a brace or ``;``

@@ -12,6 +12,7 @@ import tree_sitter
 from ptxlint.frontends.cxx.function_recovery import (
     FunctionRecovery,
     RecoveredFunction,
+    recovered_kernel,
     recovery_of,
 )
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
@@ -445,7 +446,10 @@ class Ancestors:
         if kind_of is not None and not in_lambda and all(w not in words for w in _DEVICE_WORDS):
             kind = kind_of(fn)
             if kind == "device":
-                words = (*words, "__device__")
+                # a kernel macro's function is ``__global__``, as a parsed one's
+                # (``device_header``), by the same judge
+                words = (*words, "__global__" if recovered_kernel(self.parsed, fn)
+                         else "__device__")
             elif kind == "host-device":
                 words = (*words, "__device__") if "__host__" in words else (
                     *words, "__host__", "__device__")
