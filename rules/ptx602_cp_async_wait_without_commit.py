@@ -68,6 +68,10 @@ of its `if`, or in the arm of another `if` that tests the same unchanging variab
 constant (warp roles, as PTX603 reads them). This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 ## Why is this bad?
 The wait does not wait for those copies. PTX ISA 9.7.9.25.3.3 (`cp.async.wait_group`):

@@ -139,6 +139,10 @@ the wait, nor in a loop around the wait, and neither may be in an `if` arm or a 
 helper. Where no commit follows before the read either, PTX602 reports the wait instead.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async

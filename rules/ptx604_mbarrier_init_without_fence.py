@@ -63,6 +63,10 @@ synchronisation (`__syncthreads()`) after the init suffices there and no proxy f
 needed. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 ## Why is this bad?
 With `.multicast::cluster`, "the mbarrier signal is also multicast to the same CTA-relative

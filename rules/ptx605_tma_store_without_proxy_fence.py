@@ -78,6 +78,10 @@ write and the copy (the fence may be there: CUTLASS's `fence_view_async_shared()
 the two are in the two arms of one `if`, the rule is silent. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 ## Why is this bad?
 Ordinary stores are performed by the generic proxy and the bulk copy reads through the async

@@ -129,6 +129,10 @@ the wait counted: none in a loop the wgmma is not in, nor in an `if` arm or loop
 nor a call that may commit.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 ## Why is this bad?
 PTX ISA 9.7.15.7 (`wgmma.wait_group`): "Accessing the accumulator register or the input

@@ -134,6 +134,10 @@ rescaled after the wait, and the fence only before the loop. Not where that way 
 rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 It also flags the first `wgmma.mma_async` a `__global__` kernel issues (its own, or one of a
 helper it calls) where no `wgmma.fence` may run before it: none lies before it in the kernel

@@ -101,6 +101,10 @@ multicast copy, a second expect-tx, a copy in another loop or in an `if` arm or 
 helper, a call ptxlint cannot read, a non-constant size. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
 
 ## Why is this bad?
 PTX ISA 9.7.13.15.5 ("tx-count"): "The tx-count of an mbarrier object must be set to the total

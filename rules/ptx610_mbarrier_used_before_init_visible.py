@@ -51,6 +51,8 @@ named, and on any call between them that is not a known toolkit function. This r
 preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
+An asm statement with an instruction ptxlint cannot read may synchronise, as such a
+call may, and silences the rule there too.
 
 ## Why is this bad?
 `mbarrier.init` is a write to shared memory by the threads that run it. Any other mbarrier
