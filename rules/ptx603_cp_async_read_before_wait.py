@@ -143,6 +143,11 @@ An asm statement whose template ptxlint cannot read (a hole, such as a macro it 
 not know, or an instruction no form spells) may be any step, and so may the declaration
 of an object whose class's constructor takes or may take one: either silences the rule
 as a call ptxlint cannot read does.
+A helper called through a type alias is followed too (`using WGMMA = typename
+Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
+its class or its namespace): where the alias may name several classes (the primary
+template's and each specialization's member type, both sides of `conditional_t`), only
+where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
 
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async

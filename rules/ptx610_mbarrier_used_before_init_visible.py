@@ -53,6 +53,11 @@ A file without asm statements of its own is checked too, where it calls an asm h
 project header it includes.
 An asm statement with an instruction ptxlint cannot read may synchronise, as such a
 call may, and silences the rule there too.
+A helper called through a type alias is followed too (`using WGMMA = typename
+Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
+its class or its namespace): where the alias may name several classes (the primary
+template's and each specialization's member type, both sides of `conditional_t`), only
+where every one's method takes the same steps; the call is one ptxlint cannot see into otherwise.
 
 ## Why is this bad?
 `mbarrier.init` is a write to shared memory by the threads that run it. Any other mbarrier
