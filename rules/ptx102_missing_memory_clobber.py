@@ -50,8 +50,14 @@ an access of tensor memory alone (`tcgen05.ld`, `tcgen05.st`, `tcgen05.shift`,
 `tcgen05.dealloc`, `tcgen05.relinquish_alloc_permit`): C++ cannot name tensor memory, so the
 compiler holds none of it in registers and the clobber neither orders nor protects it;
 `tcgen05.alloc` stores the allocated address to shared memory and `tcgen05.commit` arrives on
-an mbarrier there, both in the generic proxy, so those ask for it. It stays silent when the
-clobber list comes through a macro.
+an mbarrier there, both in the generic proxy, so those ask for it. The tcgen05 fences
+(`tcgen05.fence::before_thread_sync`, `::after_thread_sync`) access no memory either, but ask
+for it as every fence does: each orders the asynchronous tcgen05 operations on its side
+against the thread synchronization beside it, which the ISA names as morally strong
+`ld`/`st`/`atom`, `mbarrier` and barrier instructions (its example: an `st.relaxed` of a
+flag). Where that synchronization is C++'s own (an atomic or volatile flag, a
+`cuda::barrier`), only the clobber keeps the compiler from moving it across the fence. It
+stays silent when the clobber list comes through a macro.
 
 In a volatile asm it does not flag instructions that only *issue* an access the asynchronous
 proxy performs (`wgmma.mma_async` on registers and shared-memory descriptors,

@@ -515,8 +515,15 @@ EFFECTS: dict[str, Effects] = {
         for op in ("mma", "cp")
     },
     # Neither accesses memory. A wait is where the tcgen05.ld results a C++ store may write out
-    # become valid (as cp.async.wait_group is for its copies); a fence pairs with the thread
-    # synchronization beside it. Both keep the ordering every wait and fence of the table has.
+    # become valid (as cp.async.wait_group is for its copies). A fence orders the asynchronous
+    # tcgen05 operations before it (::before_thread_sync) or after it (::after_thread_sync)
+    # against the "execution ordering instructions" beside it (PTX ISA 9.7.16.6.3 and
+    # tcgen05.fence): morally strong ld/st/atom, mbarrier and barrier instructions, the ISA's
+    # example an `st.relaxed` of a flag in generic memory. Those may be C++'s own (an atomic,
+    # a volatile access, a cuda::barrier), and the fence works only where it stays on its side
+    # of them: a code-motion fence against memory operations the compiler can see, which is
+    # what the "memory" clobber pins an asm statement with. So both order memory, as every
+    # wait and fence of the table does, though neither orders a generic access by itself.
     "tcgen05.wait": Effects(
         side_effect=True, orders_memory=True, writes=Writes.NONE, isa=_TCGEN05 + ": tcgen05.wait"
     ),
