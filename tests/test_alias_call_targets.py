@@ -165,3 +165,14 @@ def test_a_template_keyword_call_that_is_not_found_is_opaque() -> None:
     flows = FileFlows(extracted.parsed, tuple(extracted.statements), "k.cu")
     [flow] = [f for f in flows.flows() if f.name == "k"]
     assert flow.opaque_between(flow.start, flow.end, frozenset({WG_FENCE})) == ["fence"]
+
+
+def test_a_member_type_defined_through_itself_names_no_class() -> None:
+    # R<N>::type is R<N - 1>::type: which class it ends in is not read; by name alone the
+    # three `wgmma`s differ, and the call stays opaque
+    text = CHOICES.replace("CHOICE", "using M = typename R<3>::type;").replace(
+        "CALL", "M::wgmma(a, b, acc);").replace("struct Holder", r"""
+template <int N> struct R { using type = typename R<N - 1>::type; };
+template <> struct R<0> { using type = BF16MMA<8>; };
+struct Holder""")
+    assert _steps(text) == []

@@ -63,7 +63,8 @@ class CallClasses:
     """The classes of one function's calls; its declarations read on the first member call
     asked about."""
 
-    __slots__ = ("_aliases", "_classes", "_function", "_own", "_parsed", "_types")
+    __slots__ = ("_aliases", "_classes", "_function", "_members", "_outer", "_own", "_parsed",
+                 "_types")
 
     def __init__(self, parsed: ParsedSource, function: Node, own_class: str,
                  classes: ClassDefinitions | None = None) -> None:
@@ -75,6 +76,10 @@ class CallClasses:
         self._function = function
         self._own = own_class
         self._classes = classes
+        self._outer: dict[str, Node | None | bool] = {}  # the function's scopes' aliases
+        # the classes of a class template's member type, by (template, member) ("" while
+        # being read: a member type defined through itself names no class)
+        self._members: dict[tuple[str, str], str] = {}
         self._types: dict[str, Node | None] | None = None
         self._aliases: dict[str, Node | None] = {}  # None: a name aliased twice
 
@@ -183,7 +188,9 @@ class CallClasses:
         if name in self._aliases:
             alias: Node | None | bool = self._aliases[name]
         else:  # a member alias of the method's class, a namespace's alias before the function
-            alias = _outer_alias(self._function, name, self._parsed)
+            alias = self._outer.get(name, None)
+            if name not in self._outer:
+                alias = self._outer[name] = _outer_alias(self._function, name, self._parsed)
             if alias is False:
                 return name
         return self._alias_class(alias, self._parsed, hops)
@@ -206,14 +213,20 @@ class CallClasses:
             if template == "conditional" and member == "type" and arguments is not None:
                 return self._either(parsed, arguments.parent, scope, hops)
             return ""
+        known = self._members.get((template, member))
+        if known is not None:
+            return known
+        self._members[(template, member)] = ""
         found: set[str] = set()
         for owner, record in definitions:
             alias = _member_alias(record, member, owner)
             klass = self._alias_class(alias, owner, hops) if alias is not False else ""
             if not klass:
-                return ""
+                found.clear()
+                break
             found.update(klass.split("|"))
-        return "|".join(sorted(found))
+        result = self._members[(template, member)] = "|".join(sorted(found))
+        return result
 
     def _either(self, parsed: ParsedSource, template: Node | None, scope: Node,
                 hops: int) -> str:
