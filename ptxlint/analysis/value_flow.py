@@ -72,6 +72,9 @@ from ptxlint.analysis.name_search import SEARCH_BUDGET as _SEARCH_BUDGET
 from ptxlint.analysis.name_search import WORD_OR_DOLLAR as _WORD_OR_DOLLAR
 from ptxlint.analysis.name_search import Chunks as _Chunks
 from ptxlint.analysis.name_search import token_search as _token_search
+from ptxlint.analysis.value_syntax import arguments as _arguments
+from ptxlint.analysis.value_syntax import callee as _callee
+from ptxlint.analysis.value_syntax import name_of_declarator as _name_of_declarator
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     ancestors_of,
@@ -118,67 +121,6 @@ Assigned = tree_sitter.Node | str
 
 def _text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
     return parsed.node_text(node)
-
-
-def _name_of_declarator(
-    parsed: ParsedSource, node: tree_sitter.Node | None
-) -> tuple[str | None, bool, bool]:
-    """(name, is_pointer, is_array) of a declarator. Its text is read through ``parsed``: a
-    node's own ``text`` is unknown on a tree edited but not parsed again (``positions``)."""
-    pointer = array = False
-    while node is not None:
-        if node.type in ("identifier", "field_identifier"):
-            return _text(parsed, node) or None, pointer, array
-        if node.type == "pointer_declarator":
-            pointer = True
-        elif node.type == "array_declarator":
-            array = True
-        elif node.type not in (
-            "reference_declarator",
-            "init_declarator",
-            "parenthesized_declarator",
-            "type_qualifier",
-        ):
-            return None, pointer, array
-        inner = node.child_by_field_name("declarator")
-        if inner is None:  # reference_declarator keeps its declarator as a plain child
-            inner = next(
-                (
-                    c
-                    for c in node.named_children
-                    if "declarator" in c.type or c.type == "identifier"
-                ),
-                None,
-            )
-        node = inner
-    return None, pointer, array
-
-
-def _callee(
-    parsed: ParsedSource, node: tree_sitter.Node
-) -> tuple[str | None, tree_sitter.Node | None]:
-    """The simple name a call_expression calls, and its template arguments when written."""
-    function = node.child_by_field_name("function")
-    targs = None
-    while function is not None:
-        if function.type in ("identifier", "primitive_type", "type_identifier"):
-            return _text(parsed, function) or None, targs
-        if function.type == "template_function":
-            targs = function.child_by_field_name("arguments")
-            function = function.child_by_field_name("name")
-            continue
-        if function.type == "qualified_identifier":
-            function = function.child_by_field_name("name")
-            continue
-        return None, None
-    return None, None
-
-
-def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
-    args = node.child_by_field_name("arguments")
-    return list(args.named_children) if args is not None else []
-
-
 
 
 _FUNCTION_NODES = ("function_definition", "lambda_expression")

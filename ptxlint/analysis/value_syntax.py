@@ -1,0 +1,70 @@
+"""The pieces of C++ syntax value flow (``value_flow``) reads off a tree-sitter tree: the name a
+declarator declares (and whether it declares a pointer or an array), the simple name a call
+calls with its template arguments, and a call's arguments."""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from ptxlint.frontends.syntax_tree import ParsedSource
+
+__all__ = ["arguments", "callee", "name_of_declarator"]
+
+
+def name_of_declarator(
+    parsed: ParsedSource, node: tree_sitter.Node | None
+) -> tuple[str | None, bool, bool]:
+    """(name, is_pointer, is_array) of a declarator. Its text is read through ``parsed``: a
+    node's own ``text`` is unknown on a tree edited but not parsed again (``positions``)."""
+    pointer = array = False
+    while node is not None:
+        if node.type in ("identifier", "field_identifier"):
+            return parsed.node_text(node) or None, pointer, array
+        if node.type == "pointer_declarator":
+            pointer = True
+        elif node.type == "array_declarator":
+            array = True
+        elif node.type not in (
+            "reference_declarator",
+            "init_declarator",
+            "parenthesized_declarator",
+            "type_qualifier",
+        ):
+            return None, pointer, array
+        inner = node.child_by_field_name("declarator")
+        if inner is None:  # reference_declarator keeps its declarator as a plain child
+            inner = next(
+                (
+                    c
+                    for c in node.named_children
+                    if "declarator" in c.type or c.type == "identifier"
+                ),
+                None,
+            )
+        node = inner
+    return None, pointer, array
+
+
+def callee(
+    parsed: ParsedSource, node: tree_sitter.Node
+) -> tuple[str | None, tree_sitter.Node | None]:
+    """The simple name a call_expression calls, and its template arguments when written."""
+    function = node.child_by_field_name("function")
+    targs = None
+    while function is not None:
+        if function.type in ("identifier", "primitive_type", "type_identifier"):
+            return parsed.node_text(function) or None, targs
+        if function.type == "template_function":
+            targs = function.child_by_field_name("arguments")
+            function = function.child_by_field_name("name")
+            continue
+        if function.type == "qualified_identifier":
+            function = function.child_by_field_name("name")
+            continue
+        return None, None
+    return None, None
+
+
+def arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    args = node.child_by_field_name("arguments")
+    return list(args.named_children) if args is not None else []
