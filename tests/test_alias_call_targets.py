@@ -176,3 +176,34 @@ template <int N> struct R { using type = typename R<N - 1>::type; };
 template <> struct R<0> { using type = BF16MMA<8>; };
 struct Holder""")
     assert _steps(text) == []
+
+
+# DeepGEMM's SM100 kernels (deep_gemm/impls/sm100_bf16_gemm.cuh) allocate Tensor Memory with
+# CuTe's allocator classes, picked by a conditional_t; CuTe's header is not in the tree
+TMEM = r"""#include <cute/arch/tmem_allocator_sm100.hpp>
+__device__ void fence() { asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory"); }
+template <int kNumMulticast>
+__global__ void k(uint32_t* tmem_ptr_in_smem) {
+  using Allocator = cute::conditional_t<kNumMulticast == 1, cute::TMEM::Allocator1Sm,
+                                        cute::TMEM::Allocator2Sm>;
+  BODY
+}
+"""
+
+
+def test_cutes_tensor_memory_allocators_are_read_through_a_conditional_alias() -> None:
+    from ptxlint.ptx.protocols import TC_ALLOC, TC_DEALLOC, TC_RELINQUISH
+
+    body = ("Allocator().allocate(128, tmem_ptr_in_smem); Allocator().release_allocation_lock();"
+            " cute::TMEM::Allocator2Sm().free(0, 128);")
+    assert _steps(TMEM.replace("BODY", body)) == [TC_ALLOC, TC_RELINQUISH, TC_DEALLOC]
+
+
+def test_an_allocation_after_the_permit_is_relinquished_is_reported_through_the_alias() -> None:
+    body = ("Allocator().release_allocation_lock(); Allocator().allocate(128, tmem_ptr_in_smem);"
+            " Allocator().free(0, 128);")
+    findings = lint_text(TMEM.replace("BODY", body), select=("PTX609",))
+    assert [f.rule for f in findings] == ["PTX609"]
+    assert lint_text(TMEM.replace("BODY", "Allocator().allocate(128, tmem_ptr_in_smem); "
+                                  "Allocator().release_allocation_lock(); "
+                                  "Allocator().free(0, 128);"), select=("PTX609",)) == []

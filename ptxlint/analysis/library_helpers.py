@@ -21,10 +21,13 @@ guards the TMA store of DeepGEMM's epilogues, and the rules stayed silent across
 in the file or in one of its project headers always wins, so a project that defines its own
 ``cp_async_wait`` is read as it wrote it.
 
-CUTLASS's barrier classes and CuTe's TMA store classes are restated as classes
-(``cutlass::arch::ClusterBarrier``, ``ClusterTransactionBarrier``, ``NamedBarrier``,
-``cute::SM90_TMA_STORE_2D``...; each method the instruction its definition issues, an
-inherited one restated in the derived class): a call reaches such a method only where its
+CUTLASS's barrier classes, CuTe's TMA store classes and its Tensor Memory allocators are
+restated as classes (``cutlass::arch::ClusterBarrier``, ``ClusterTransactionBarrier``,
+``NamedBarrier``, ``cute::SM90_TMA_STORE_2D``..., ``cute::TMEM::Allocator1Sm`` and
+``Allocator2Sm`` of ``arch/tmem_allocator_sm100.hpp``, whose ``allocate``, ``free`` and
+``release_allocation_lock`` DeepGEMM's SM100 kernels call, through a ``conditional_t`` of the
+two; each method the instruction its definition issues, an inherited one restated in the
+derived class): a call reaches such a method only where its
 class is the summary's, read off the call (:mod:`.call_classes`: ``full_barriers[s]->wait(p)``
 with ``Barrier* full_barriers[N]`` and ``using Barrier = cutlass::arch::ClusterTransactionBarrier``,
 ``NamedBarrier::sync(n, id)``), never by the method's name alone (``x.wait()``, ``obj.arrive()``
@@ -191,12 +194,28 @@ def _tma_store(kind: str, opcode: str, reduction: str, n: int) -> str:
             "\n  }\n};\n")
 
 
+def _tmem_allocator(group: int) -> str:
+    """CuTe's ``cute::TMEM::Allocator<group>Sm`` (arch/tmem_allocator_sm100.hpp): Tensor
+    Memory allocation of ``.cta_group::<group>``, the address written to ``dst_ptr``."""
+    return (f"struct Allocator{group}Sm {{\n"
+            "  __device__ void allocate(int num_columns, uint32_t* dst_ptr) {\n"
+            f'    asm volatile("tcgen05.alloc.cta_group::{group}.sync.aligned.shared::cta.b32 '
+            '[%0], %1;" :: "r"(dst_ptr), "r"(num_columns));\n  }\n'
+            "  __device__ void free(uint32_t tmem_ptr, int num_columns) {\n"
+            f'    asm volatile("tcgen05.dealloc.cta_group::{group}.sync.aligned.b32 %0, %1;" '
+            ':: "r"(tmem_ptr), "r"(num_columns));\n  }\n'
+            "  __device__ void release_allocation_lock() {\n"
+            f'    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::{group}.sync.aligned;"'
+            " ::);\n  }\n};\n")
+
+
 SUMMARIES += "".join([
     f"struct ClusterBarrier {{{_CLUSTER_BARRIER}}};\n",
     f"struct ClusterTransactionBarrier {{{_CLUSTER_BARRIER}{_TRANSACTIONS}}};\n",
     *(_tma_store(kind, opcode, reduction, n) for kind, opcode, reduction in (
         ("STORE", "cp.async.bulk.tensor", ""),
-        ("REDUCE_ADD", "cp.reduce.async.bulk.tensor", ".add")) for n in range(1, 6))])
+        ("REDUCE_ADD", "cp.reduce.async.bulk.tensor", ".add")) for n in range(1, 6)),
+    _tmem_allocator(1), _tmem_allocator(2)])
 
 
 @functools.lru_cache(maxsize=1)
