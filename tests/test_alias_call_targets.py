@@ -207,3 +207,15 @@ def test_an_allocation_after_the_permit_is_relinquished_is_reported_through_the_
     assert lint_text(TMEM.replace("BODY", "Allocator().allocate(128, tmem_ptr_in_smem); "
                                   "Allocator().release_allocation_lock(); "
                                   "Allocator().free(0, 128);"), select=("PTX609",)) == []
+
+
+@pytest.mark.parametrize("call", ["Group::template wait<2>();", "Group g2; g2.wait<2>();",
+                                  "Group g2; g2.template wait<2>();"])
+def test_a_member_template_calls_arguments_bind_the_helpers_template_parameters(
+        call: str) -> None:
+    extracted = extract_statements(SourceFile("k.cu", TEMPLATE_KEYWORD.replace("CALL", call)))
+    assert extracted.parsed is not None
+    flows = FileFlows(extracted.parsed, tuple(extracted.statements), "k.cu")
+    [flow] = [f for f in flows.flows() if f.name == "k"]
+    [step] = flow.steps
+    assert step.kind == WG_WAIT and flow.count(step) == 2
