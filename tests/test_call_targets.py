@@ -1,6 +1,7 @@
 """A ``call`` of an OptiX intrinsic that reads the running program's state (the OptiX SDK's
-own spelling: non-volatile, no clobber) has no effect PTX101 or PTX102 asks for; any other
-call, and the OptiX intrinsics that change state or read what the program changes, still do."""
+own spelling: non-volatile, no clobber) has no effect PTX101 or PTX102 asks for; one that reads
+or writes the ray's payload needs volatile but no clobber; any other call, and the OptiX
+intrinsics that run other programs, still need both."""
 
 from __future__ import annotations
 
@@ -32,13 +33,30 @@ def test_an_optix_state_read_needs_neither_volatile_nor_a_clobber(name: str) -> 
 
 @pytest.mark.parametrize("name", [
     "my_device_function",  # a function ptxlint cannot read
-    "_optix_get_payload_0",  # a value the program changes with _optix_set_payload_0
     "_optix_hitobject_get_ray_tmax",  # a hit object _optix_hitobject_trace_* replaces
     "_optix_trace_typed_32",  # launches a ray: runs other programs
+    "_optix_report_intersection_0",  # runs the any-hit program, which may read memory
+    "_optix_get_payload_types",  # not a payload intrinsic's name
 ])
 def test_any_other_call_is_still_judged(name: str) -> None:
     text = _cu(f'asm("call (%0), {name}, (%1);" : "=r"(u0) : "r"(x));')
     assert sorted(f.rule for f in lint_text(text, select=_SELECT)) == ["PTX101", "PTX102"]
+
+
+@pytest.mark.parametrize("asm", [
+    'asm("call (%0), _optix_get_payload, (%1);" : "=r"(u0) : "r"(x));',
+    'asm("call (%0), _optix_get_payload_3, ();" : "=r"(u0) :);',
+    'asm("call _optix_set_payload, (%0, %1);" : : "r"(0), "r"(x) :); u0 = 0;',
+    'asm("call _optix_set_payload_0, (%0);" : : "r"(x)); u0 = 0;',
+    'asm("call _optix_set_payload_types, (%0);" : : "r"(x)); u0 = 0;',
+])
+def test_an_optix_payload_intrinsic_needs_volatile_but_no_memory_clobber(asm: str) -> None:
+    # The payload is values in registers (copy-in, copy-out around optixTrace): a get must stay
+    # after the set it reads, which volatile gives; no memory is read or written.
+    with_outputs = "=r" in asm.split(":")[1]
+    found = sorted(f.rule for f in lint_text(_cu(asm), select=_SELECT))
+    assert found == (["PTX101"] if with_outputs else [])
+    assert lint_text(_cu(asm.replace("asm(", "asm volatile(")), select=_SELECT) == []
 
 
 def test_the_callee_is_the_name_after_the_return_list() -> None:

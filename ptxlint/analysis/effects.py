@@ -11,6 +11,9 @@ operand spliced into a modifier: ``st.global.{dtype}``, ``cta_group::%0``) has t
 its possible spellings share (:mod:`ptxlint.ptx.hole_effects`): a store whose type is a hole
 writes memory. One whose opcode, or whose first modifier, starts with a hole has none here, nor
 does a ``call`` with one (its target may be a state read, ``ptx.call_targets``).
+
+A ``call`` of an OptiX intrinsic that reads the program's state has neither kind of effect; one
+that reads or writes the ray's payload has an effect but no memory access (``ptx.call_targets``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from ptxlint.model import HOLE, AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
-from ptxlint.ptx.call_targets import reads_program_state
+from ptxlint.ptx.call_targets import keeps_to_payload, reads_program_state
 from ptxlint.ptx.effects import Effects, Ordering, lookup, special_register
 from ptxlint.ptx.hole_effects import effects_with_holes
 from ptxlint.ptx.template_memo import TemplateMemo
@@ -172,8 +175,8 @@ def memory_effects(statement: AsmStatement) -> list[Effect]:
 def _memory_effects(ptx: PtxTemplate) -> list[Effect]:
     found: list[Effect] = []
     for position, ins in enumerate(ptx.instructions):
-        if reads_program_state(ins):
-            continue
+        if reads_program_state(ins) or keeps_to_payload(ins):
+            continue  # OptiX's state and payload: no memory (``ptx.call_targets``)
         effects = instruction_effects(ins)
         if effects is None:
             continue

@@ -17,6 +17,19 @@ Not getters, whatever their names: ``_optix_get_payload_*`` reads a value the pr
 changes with ``_optix_set_payload_*`` (the SDK reads it with ``asm volatile``), and the
 ``hitobject`` intrinsics read a hit object that ``_optix_hitobject_trace_*`` and its kin
 replace.
+
+The payload intrinsics touch no memory, though: a ray's payload is up to 32 32-bit values that
+``optixTrace`` passes in and returns (copy-in, copy-out), kept in registers, which the programs
+it runs read and write with ``optixGetPayload_N``/``optixSetPayload_N`` (``_optix_get_payload``
+and ``_optix_set_payload``; ``_optix_get_payload_N`` and ``_optix_set_payload_N`` in the first
+OptiX 7 releases) and whose layout ``optixSetPayloadTypes`` (``_optix_set_payload_types``)
+declares. A payload value may be a pointer the program packed into two slots, but the intrinsic
+moves the value, never what it points to. So they keep their effect (volatile orders a read
+after the write it must see) and need no ``"memory"`` clobber (``keeps_to_payload``). The
+intrinsics that run other programs (``_optix_trace_*``, ``_optix_report_intersection_*``,
+``_optix_throw_exception_*``) or end this one (``_optix_terminate_ray``,
+``_optix_ignore_intersection``), which may read what this one stored, and
+``_optix_tex_footprint_*``, which writes its result through pointers, are not among them.
 """
 
 from __future__ import annotations
@@ -24,7 +37,7 @@ from __future__ import annotations
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import PtxInstruction
 
-__all__ = ["callee", "reads_program_state"]
+__all__ = ["callee", "keeps_to_payload", "reads_program_state"]
 
 # compiled at the first `call` (ptxlint.lazy_regex): most runs meet none
 _STATE_READ = on_first_use(
@@ -32,6 +45,7 @@ _STATE_READ = on_first_use(
     r"|call_(?:direct|continuation)_callable)"
 )
 _NAME = on_first_use(r"[A-Za-z_$][\w$]*")
+_PAYLOAD = on_first_use(r"_optix_(?:[gs]et_payload(?:_[0-9]+)?|set_payload_types)")
 
 
 def callee(instruction: PtxInstruction) -> str | None:
@@ -52,3 +66,11 @@ def reads_program_state(instruction: PtxInstruction) -> bool:
     runtime keeps for the running program: no memory access, no effect (module docstring)."""
     name = callee(instruction)
     return name is not None and _STATE_READ().fullmatch(name) is not None
+
+
+def keeps_to_payload(instruction: PtxInstruction) -> bool:
+    """The instruction is a ``call`` of an OptiX intrinsic that reads or writes the ray's
+    payload values, or declares their types: an effect, but no memory access (module
+    docstring)."""
+    name = callee(instruction)
+    return name is not None and _PAYLOAD().fullmatch(name) is not None
