@@ -83,14 +83,27 @@ state space expects:
 
 Values are followed through the file's own functions, one call level deep
 (`analysis/value_flow.py`): a local's assignments, a helper's `return` statements, and what every
-call site passes for a parameter. An address aligned down keeps its kind where the mask keeps
-the high bits (`p & -16`, `p & ~uintptr_t(15)`; not `~15u`, which C++ zero-extends). A helper
+call site passes for a parameter. A class's data member, used in a member function (`m`,
+`this->m`), holds what every place that may give it a value agrees on
+(`analysis/member_values.py`): its default member initializer or a constructor's mem-initializer,
+what a constructor's body assigns it last (`ptr_(p) { asm("cvta.to.shared.u64 %0, %0;" :
+"+l"(ptr_)); }` leaves the converted value), and every assignment in the member functions the
+file defines and through an object (`o.m = v`). Where they disagree, or the class declares a
+member function the file does not define (another file may assign the member there), the member
+is unknown, as a local given both kinds is: a pointer member then reads as a pointer of unknown
+origin. The address of a reference (`&ref`) is that of what the calls bind it to: a variable's,
+or `p`'s own value where it is bound to `*p` or `p[i]`. An address aligned down keeps its kind
+where the mask keeps the high bits (`p & -16`, `p & ~uintptr_t(15)`; not `~15u`, which C++
+zero-extends). A helper
 that returns `cvta.to.shared`'s result (even typed as a pointer) or
 `static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window address; so does
 a `uint32_t addr` parameter that every caller binds to one. A pointer parameter that no call
 site in the file explains is left alone in a file that itself makes shared-window pointers
 (nccl's `shmemCvtPtr` beside `loadShmem128(uint64_t* shmemAsmPtr)`): its callers elsewhere
-may pass one.
+may pass one; so is a reference parameter's address there. The file's own conversions are read
+off its statements too, so one spelt through macros counts (NvCloth's `asm("cvta.to.shared."
+POINTER_TYPE " %0, %0;" : "+" POINTER_CONSTRAINT(ptr)); return ptr;`), and so does an operand
+that a macro constraint hides from the parse (`POINTER_CONSTRAINT(ptr)`), read as the name it is.
 
 Not flagged: `__cvta_generic_to_shared(p)` with a shared access; a value that already is a
 shared-window address, however it got there; a template that converts the operand itself with
@@ -147,7 +160,8 @@ __cvta_generic_to_shared(p)))` where only shared accesses take it as their addre
 `"l"(__cvta_generic_to_shared(p))` where an instruction reads it as a 64-bit value (`mov.b64 a,
 %1` or `add.u64` into a register a shared access then uses; ptxas rejects a 32-bit register
 there). It is safe when the value is proven to be a generic address (`&x`, a `__shared__` array,
-a local every assignment gives one) and the template uses the operand only as the address of
+a local every assignment gives one, a member every place the file has gives one) and the
+template uses the operand only as the address of
 shared accesses. A pointer of unknown origin (a parameter no call site in the file explains) may
 already hold a shared-window address, and converting it twice breaks working code: then the fix
 is unsafe; so is the 64-bit form, whose register copy may flow where the rule does not follow it.
@@ -187,7 +201,8 @@ address of the file's own `__shared__` memory, and the message names both conver
             key = (operand.index, through_parameters)
             if key not in values:
                 values[key] = operand_value(
-                    statement, operand, through_parameters, context.parsed
+                    statement, operand, through_parameters, context.parsed,
+                    context.file_statements,
                 )
             return values[key]
 
@@ -222,7 +237,9 @@ address of the file's own `__shared__` memory, and the message names both conver
                 is_shared_offset(operand)
                 or (
                     _may_truncate(operand)
-                    and holds_shared_address(statement, operand, context.parsed)
+                    and holds_shared_address(
+                        statement, operand, context.parsed, context.file_statements
+                    )
                 )
             ):
                 problems.append((use, operand, where, "offset"))

@@ -11,7 +11,10 @@ parameter. This module follows values that far, one call level deep:
 * an address aligned down (``p & -16``, ``p & ~uintptr_t(15)``) keeps its kind: the mask
   clears only low bits (``address_masks``);
 * a call to a same-file function has the value all its ``return`` statements agree on;
-* a parameter has the value all the file's call sites pass for it (when there is at least one).
+* a parameter has the value all the file's call sites pass for it (when there is at least one);
+* a data member of the function's class (``m``, ``this->m``) has the value every place that may
+  give it one agrees on (``member_values``);
+* ``&r`` of a reference is the address of what it was bound to (``&*p`` is ``p``).
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
 Nothing is walked up front. A function's occurrences of a name are found by a search of the
@@ -58,6 +61,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from enum import Enum
 
 import tree_sitter
@@ -66,6 +70,7 @@ from ptxlint import file_memos
 from ptxlint.analysis.address_masks import CASTS as _CASTS
 from ptxlint.analysis.address_masks import INT64 as _INT64
 from ptxlint.analysis.address_masks import clears_only_low_bits
+from ptxlint.analysis.member_values import Members
 from ptxlint.analysis.name_search import IDENTIFIER as _IDENTIFIER
 from ptxlint.analysis.name_search import RAW_HIT_BYTES as _RAW_HIT_BYTES
 from ptxlint.analysis.name_search import SEARCH_BUDGET as _SEARCH_BUDGET
@@ -99,6 +104,7 @@ class Value(str, Enum):
 
 
 _MARKERS = {"array": Value.GENERIC, "shared": Value.SHARED, "generic": Value.GENERIC}
+_NOT_MEMBER = object()  # ``_member``'s "the name is no data member of the function's class"
 
 # All that value flow reads of an asm template (``_asm_result``, ``makes_shared_pointers``)
 # spells one of these: an edit of a template without them, before and after, changes no value
@@ -160,7 +166,10 @@ class _Function:
     once). (A plain class: a data class costs about 0.3 ms of CPU to create at every start, and
     nothing compares or prints this one.)"""
 
-    __slots__ = ("node", "name", "params", "assigned", "returns", "param_index")
+    __slots__ = (
+        "node", "name", "params", "assigned", "returns", "param_index", "declared",
+        "declared_references",
+    )
 
     def __init__(
         self, node: tree_sitter.Node, name: str | None, params: list[tuple[str | None, bool]]
@@ -172,6 +181,8 @@ class _Function:
         self.returns: list[tree_sitter.Node] | None = None
         # parameter name -> its position (the first, should two share a name)
         self.param_index: dict[str, int] = {}
+        self.declared: set[str] = set()  # names it declares itself (``_assignments`` finds)
+        self.declared_references: set[str] = set()  # ... as references, parameters included
         for i, (param, _) in enumerate(params):
             if param is not None:
                 self.param_index.setdefault(param, i)
@@ -199,6 +210,9 @@ class _FileFacts:
         self._makes_shared_pointers: bool | None = None
         # node id -> the innermost function or lambda around it (None: none)
         self._function_around: dict[int, tree_sitter.Node | None] = {}
+        # the file's linted statements, when the caller has them (``operand_value``)
+        self.statements: Sequence[AsmStatement] | None = None
+        self._members: Members | None = None
 
     # ------------------------------------------------------------------ structure, on demand
 
@@ -231,6 +245,8 @@ class _FileFacts:
             memo[key] = found
         return found
 
+    node_at, around = _node_at, _around  # (``member_values.FileReader``)
+
     def function_of(self, node: tree_sitter.Node) -> _Function | None:
         """The innermost function definition around ``node`` (None inside a lambda)."""
         current = self._around(node)
@@ -251,6 +267,7 @@ class _FileFacts:
         declarator = own_function_declarator(node.child_by_field_name("declarator"))
         name = None
         params: list[tuple[str | None, bool]] = []
+        references: set[str] = set()
         if declarator is not None:
             inner = declarator.child_by_field_name("declarator")
             while inner is not None and inner.type in ("qualified_identifier", "template_function"):
@@ -265,7 +282,13 @@ class _FileFacts:
                     self.parsed, param.child_by_field_name("declarator")
                 )
                 params.append((pname, pointer or array))
-        return _Function(node, name, params)
+                if pname is not None and "reference_declarator" in _declarator_kinds(
+                    param.child_by_field_name("declarator")
+                ):
+                    references.add(pname)
+        fn = _Function(node, name, params)
+        fn.declared_references.update(references)
+        return fn
 
     def _search(self, name: bytes, start: int, end: int) -> list[int]:
         """``_token_starts(self.data, name, start, end)``, by a search of the range until the
@@ -288,6 +311,8 @@ class _FileFacts:
         if found is None:
             found = self._occurrences_of[name] = self._search(name, 0, len(self.data))
         return found
+
+    offsets = _offsets  # (``member_values.FileReader``)
 
     def _occurrences(self, fn: _Function, name: str) -> list[int]:
         """Where ``name`` occurs in ``fn``'s body as a token of the file (a body starts with
@@ -341,6 +366,9 @@ class _FileFacts:
                 if declared is None:
                     continue
                 pointer = pointer or is_pointer
+                fn.declared.add(name)
+                if parent.type == "reference_declarator":
+                    fn.declared_references.add(name)
                 if is_array:
                     assigned.append(_ARRAY)
                 elif declared.type == "init_declarator":
@@ -545,7 +573,12 @@ class _FileFacts:
             return self.value(inner, fn, depth, params) if inner is not None else None
         if kind == "pointer_expression":
             op = node.child_by_field_name("operator")
-            return Value.GENERIC if op is not None and op.type == "&" else None
+            if op is None or op.type != "&":
+                return None
+            argument = node.child_by_field_name("argument")
+            if argument is not None and argument.type == "identifier":
+                return self._address_of(argument, fn, depth, params)
+            return Value.GENERIC
         if kind == "cast_expression":
             type_node = node.child_by_field_name("type")
             value = node.child_by_field_name("value")
@@ -563,6 +596,13 @@ class _FileFacts:
             return va if va is not None and va == self.value(b, fn, depth, params) else None
         if kind == "identifier":
             return self._variable(_text(self.parsed, node), fn, depth, params)
+        if kind == "field_expression":  # `this->m`: a member of the function's class
+            argument = node.child_by_field_name("argument")
+            field = node.child_by_field_name("field")
+            if argument is None or argument.type != "this" or field is None:
+                return None
+            member = self._member(_text(self.parsed, field), fn, depth, params)
+            return None if member is _NOT_MEMBER else member  # type: ignore[return-value]
         if kind == "call_expression":
             return self._call(node, fn, depth, params)
         return None
@@ -624,6 +664,10 @@ class _FileFacts:
         found: set[Value | None] = set()
         assigned, pointer = self._assignments(fn, name)
         param = fn.param_index.get(name)
+        if param is None and name not in fn.declared:
+            member = self._member(name, fn, depth, params)
+            if member is not _NOT_MEMBER:
+                return member  # type: ignore[return-value]
         if param is not None:
             pointer = fn.params[param][1]
             found.add(self._parameter(fn, param, depth, params) if params else None)
@@ -643,11 +687,88 @@ class _FileFacts:
             return Value.MAYBE_SHARED
         return Value.POINTER if pointer else None
 
+    def _member(self, name: str, fn: _Function, depth: int, params: bool) -> object:
+        """The value data member ``name`` of ``fn``'s class holds as ``fn`` sees it: the one
+        kind every site that may give it a value agrees on (``member_values``), else
+        ``Value.POINTER`` for a pointer member and None; ``_NOT_MEMBER`` where the class (as
+        the file defines it) declares no such member."""
+        if self._members is None:
+            self._members = Members(self, self._shadows, _MAX_DEPTH)
+        found = self._members.value(name, fn.node, depth, params)
+        if found is None:
+            return _NOT_MEMBER
+        only, pointer = found
+        return only if only is not None else (Value.POINTER if pointer else None)
+
+    def value_in(
+        self, node: tree_sitter.Node, where: tree_sitter.Node, depth: int, params: bool
+    ) -> Value | None:
+        """``value`` of ``node`` in function definition ``where``, or in the class scope of
+        a default member initializer's ``field_declaration`` (``member_values.FileReader``)."""
+        in_class = where.type != "function_definition"
+        owner = _Function(where, None, []) if in_class else self._function(where)
+        return self.value(node, owner, depth, params)
+
+    def asm_value(self, asm: tree_sitter.Node) -> Value | None:
+        """What an asm statement writes to its outputs (``member_values.FileReader``)."""
+        marker = self._asm_result(asm)
+        return _MARKERS.get(marker) if isinstance(marker, str) else None
+
+    def _shadows(self, node: tree_sitter.Node, name: str) -> bool:
+        """Function ``node`` has its own parameter or local named ``name``."""
+        fn = self._function(node)
+        self._assignments(fn, name)
+        return name in fn.param_index or name in fn.declared
+
+    def _address_of(
+        self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
+    ) -> Value | None:
+        """The kind of address ``&node`` is, where a reference is bound to ``node``: a
+        variable's is generic, ``&*p`` and ``&p[i]`` are ``p``'s value, and a reference's is
+        the address of what it was bound to (``T& r`` bound to ``*p`` of a shared-window
+        pointer holds that address: NvCloth's ``Reference(T& ref) : mPtr(&ref)``)."""
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        kind = node.type
+        if kind == "identifier":
+            name = _text(self.parsed, node)
+            assigned, _ = self._assignments(fn, name)
+            if name not in fn.declared_references:
+                return Value.GENERIC  # a variable's address
+            param = fn.param_index.get(name)
+            if param is not None:
+                bound = self._parameter(fn, param, depth, params, bound=True) if params else None
+                if bound is None:  # no call site explains it: a variable's address, unless
+                    # the file makes shared-window pointers, which `*p` binds it through
+                    return Value.MAYBE_SHARED if self.makes_shared_pointers() else Value.GENERIC
+                return bound
+            found = {
+                self._address_of(a, fn, depth + 1, params)
+                if isinstance(a, tree_sitter.Node) and depth < _MAX_DEPTH
+                else None
+                for a in assigned
+            }
+            return found.pop() if len(found) == 1 else None
+        if kind == "pointer_expression":
+            op = node.child_by_field_name("operator")
+            inner = node.child_by_field_name("argument")
+            if op is not None and op.type == "*" and inner is not None:
+                return self.value(inner, fn, depth, params)
+        elif kind == "subscript_expression":
+            base = node.child_by_field_name("argument")
+            if base is not None and base.type == "identifier":
+                return self.value(base, fn, depth, params)  # an array's name is generic
+        return None
+
     def makes_shared_pointers(self) -> bool:
-        """Some function of the file returns ``cvta.to.shared``'s result typed as a pointer."""
+        """Some function of the file returns ``cvta.to.shared``'s result typed as a pointer:
+        every return of it is one, or (read off the file's statements, whose instructions and
+        operands the front end reads through macros where the tree errs) it returns the
+        variable an asm statement writes with ``cvta.to.shared`` (NvCloth's ``asm("cvta.to.
+        shared." POINTER_TYPE " %0, %0;" : "+" POINTER_CONSTRAINT(ptr)); return ptr;``)."""
         if self._makes_shared_pointers is None:
-            found = False
-            for m in re.finditer(rb"cvta\.to\.shared", self.data):
+            found = self._returns_converted()
+            for m in () if found else re.finditer(rb"cvta\.to\.shared", self.data):
                 node = self._node_at(m.start(), m.end())
                 fn = self.function_of(node) if node is not None else None
                 declarator = fn.node.child_by_field_name("declarator") if fn else None
@@ -662,8 +783,48 @@ class _FileFacts:
             self._makes_shared_pointers = found
         return self._makes_shared_pointers
 
-    def _parameter(self, fn: _Function, index: int, depth: int, params: bool) -> Value | None:
-        """What every call site in the file passes for parameter ``index`` of ``fn``."""
+    def _returns_converted(self) -> bool:
+        """A function declared to return a pointer returns a variable that one of its asm
+        statements writes as the destination of ``cvta.to.shared`` (``"=l"`` or ``"+l"``)."""
+        for statement in self.statements or ():
+            if "cvta" not in statement.template.text or statement.syntax != "gnu":
+                continue
+            for instruction in statement.ptx.instructions:
+                if (
+                    instruction.opcode != "cvta"
+                    or "to" not in instruction.modifiers
+                    or not any(m.split("::")[0] == "shared" for m in instruction.modifiers)
+                    or not instruction.operands
+                ):
+                    continue
+                index = instruction.operands[0].ref
+                if index is None or index >= len(statement.operands):
+                    continue
+                operand = statement.operands[index]
+                name = operand.expression.strip()
+                if operand.role != "output" or _IDENTIFIER().fullmatch(name.encode()) is None:
+                    continue
+                start = self.parsed.to_byte(statement.span.start)
+                node = self._node_at(start, start + 1)
+                fn = self.function_of(node) if node is not None else None
+                declarator = fn.node.child_by_field_name("declarator") if fn else None
+                if (
+                    fn is not None
+                    and declarator is not None
+                    and declarator.type == "pointer_declarator"
+                    and any(
+                        r.type == "identifier" and _text(self.parsed, r) == name
+                        for r in self._returns_of(fn)
+                    )
+                ):
+                    return True
+        return False
+
+    def _parameter(
+        self, fn: _Function, index: int, depth: int, params: bool, bound: bool = False
+    ) -> Value | None:
+        """What every call site in the file passes for parameter ``index`` of ``fn``; with
+        ``bound``, the address of what each binds the reference parameter to."""
         if fn.name is None or depth >= _MAX_DEPTH:
             return None
         overloads = [f for f in self.definitions(fn.name) if len(f.params) == len(fn.params)]
@@ -676,13 +837,25 @@ class _FileFacts:
         ]
         if not sites:
             return None
+        passed = self._address_of if bound else self.value
         found = {
-            self.value(_arguments(call)[index], caller, depth + 1, params) for call, caller in sites
+            passed(_arguments(call)[index], caller, depth + 1, params) for call, caller in sites
         }
         if len(found) == 1:
             return found.pop()
         # Callers disagree: when one of them passes a plain pointer, so may the parameter hold.
         return Value.POINTER if found & {Value.GENERIC, Value.POINTER} else None
+
+
+def _declarator_kinds(node: tree_sitter.Node | None) -> set[str]:
+    """The kinds of the declarators nested in ``node`` down to its name."""
+    kinds = set()
+    while node is not None and node.type.endswith("declarator"):
+        kinds.add(node.type)
+        node = node.child_by_field_name("declarator") or next(
+            (c for c in node.named_children if c.type.endswith("declarator")), None
+        )
+    return kinds
 
 
 def _cast(spelling: str, inner: Value | None) -> Value | None:
@@ -705,7 +878,11 @@ file_memos.register(_CACHE.clear)
 _CACHE_SIZE = 4
 
 
-def _facts(source: SourceFile, parsed: ParsedSource | None) -> _FileFacts:
+def _facts(
+    source: SourceFile,
+    parsed: ParsedSource | None,
+    statements: Sequence[AsmStatement] | None = None,
+) -> _FileFacts:
     facts = _CACHE.get(id(source))
     if facts is None or facts.source is not source:
         if len(_CACHE) >= _CACHE_SIZE:
@@ -713,6 +890,13 @@ def _facts(source: SourceFile, parsed: ParsedSource | None) -> _FileFacts:
         if parsed is not None and parsed.text != source.text:
             parsed = None  # the tree of other text (a fix pass): parse this one
         facts = _CACHE[id(source)] = _FileFacts(source, parsed)
+    if statements is not None and facts.statements is None:
+        facts.statements = statements
+        if facts._makes_shared_pointers is False:
+            # answered from the tree alone, and the values that asked: ask again
+            facts._makes_shared_pointers = None
+            facts._memo.clear()
+            facts._members = None
     return facts
 
 
@@ -753,7 +937,10 @@ def _spells_shared_makers(source: SourceFile) -> bool:
 
 
 def holds_shared_address(
-    statement: AsmStatement, operand: Operand, parsed: object | None = None
+    statement: AsmStatement,
+    operand: Operand,
+    parsed: object | None = None,
+    file_statements: Sequence[AsmStatement] | None = None,
 ) -> bool:
     """Whether ``operand`` holds a shared-window address (``operand_value`` is
     ``Value.SHARED``). Value flow finds one only where the file spells what makes one (a helper
@@ -762,7 +949,7 @@ def holds_shared_address(
     value flow follows 60 operands instead of 1,856 (0.074 s of CPU -> 0.003 s)."""
     if not _spells_shared_makers(statement.source):
         return False
-    return operand_value(statement, operand, True, parsed) is Value.SHARED
+    return operand_value(statement, operand, True, parsed, file_statements) is Value.SHARED
 
 
 def operand_value(
@@ -770,11 +957,14 @@ def operand_value(
     operand: Operand,
     through_parameters: bool = True,
     parsed: object | None = None,
+    file_statements: Sequence[AsmStatement] | None = None,
 ) -> Value | None:
     """The kind of address ``operand`` holds, from the functions of its file; ``None`` when
     unknown. ``through_parameters=False`` leaves out what call sites pass for parameters (a
     header's helper may have callers elsewhere). ``parsed`` is the file's tree when the caller
-    has it (``RuleContext.parsed``), so that the file is not parsed twice."""
+    has it (``RuleContext.parsed``), so that the file is not parsed twice; ``file_statements``
+    the file's linted statements (``RuleContext.file_statements``), read only where the file's
+    own making of shared-window pointers is asked (``makes_shared_pointers``)."""
     if (
         statement.context.macro is not None
         or statement.syntax != "gnu"
@@ -782,11 +972,28 @@ def operand_value(
         or not operand.expression.strip()
     ):
         return None
-    facts = _facts(statement.source, parsed if isinstance(parsed, ParsedSource) else None)
+    facts = _facts(
+        statement.source, parsed if isinstance(parsed, ParsedSource) else None, file_statements
+    )
     node = _expression_node(facts, operand)
     if node is None:
-        return None
+        return _left_out_name(facts, statement, operand, through_parameters)
     fn = facts.function_of(node)
     if fn is None:
         return None
     return facts.value(node, fn, 0, through_parameters)
+
+
+def _left_out_name(
+    facts: _FileFacts, statement: AsmStatement, operand: Operand, through_parameters: bool
+) -> Value | None:
+    """An operand that is a plain name the tree does not hold (the parse leaves out a macro
+    constraint's use with its operand, ``POINTER_CONSTRAINT(ptr)``, ``specifier_uses``): the
+    name as the function around the statement sees it."""
+    name = operand.expression.strip()
+    if _IDENTIFIER().fullmatch(name.encode()) is None:
+        return None
+    start = facts.parsed.to_byte(statement.span.start)
+    node = facts._node_at(start, start + 1)
+    fn = facts.function_of(node) if node is not None else None
+    return facts._variable(name, fn, 0, through_parameters) if fn is not None else None
