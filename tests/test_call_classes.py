@@ -68,12 +68,20 @@ def test_a_name_declared_twice_in_the_function_has_no_class() -> None:
     assert _classes("{ Other full; full.wait(0); }") == [""]
 
 
-def test_an_alias_declared_twice_in_the_function_names_no_class() -> None:
-    # the two arms of an `if constexpr` alias one name to two classes: neither is taken for
-    # the other's (which applies where is not read)
+def test_an_alias_declared_in_two_blocks_names_each_blocks_class_there() -> None:
+    # the two arms of an `if constexpr` alias one name to two classes, each in its own block
+    # ([basic.scope.block]): a use sees its block's (DeepGEMM's epilogues pick their TMA
+    # store class so); after both blocks, neither
     assert _classes("if constexpr (true) { using Bar = cutlass::arch::NamedBarrier; "
                     "Bar::arrive(128, 1); } else { using Bar = cutlass::arch::ClusterBarrier; "
-                    "Bar::arrive(full[0]); }") == ["", ""]
+                    "Bar::arrive(full[0]); } Bar::arrive(1);") == [
+                        "NamedBarrier", "ClusterBarrier", "Bar"]
+
+
+def test_an_inner_blocks_alias_hides_the_outer_ones() -> None:
+    assert _classes("using Bar = cutlass::arch::NamedBarrier; Bar::arrive(128, 1); "
+                    "{ using Bar = cutlass::arch::ClusterBarrier; Bar::arrive(full[0]); } "
+                    "Bar::sync(128, 1);") == ["NamedBarrier", "ClusterBarrier", "NamedBarrier"]
 
 
 @pytest.mark.parametrize(("spelled", "scope"), [

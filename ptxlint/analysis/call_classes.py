@@ -11,8 +11,9 @@ and of a project's overloads in several classes the one of the object's class is
 What is read, in the calling function only (its parameters and body, never another scope):
 
 * a qualified call: the part before the function's name (``cute::SM90_TMA_STORE_2D::copy``:
-  ``SM90_TMA_STORE_2D``), through an alias the function declares (a name it aliases twice,
-  as the two arms of an ``if constexpr`` do, through neither), else one its class declares
+  ``SM90_TMA_STORE_2D``), through an alias the function declares (the one in scope at the
+  call: a name aliased in both arms of an ``if constexpr``, each in its block, names each
+  arm's class there), else one its class declares
   among its members or its namespace (or the file) declares before it ([basic.lookup]); a
   namespace reads the same, and matches no class's method;
 * a member call: the object expression's class: a variable's declared type (a pointer, a
@@ -41,7 +42,7 @@ declare as a class): the flows then look the name up as before, by its name alon
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import tree_sitter
 
@@ -81,7 +82,7 @@ class CallClasses:
         # being read: a member type defined through itself names no class)
         self._members: dict[tuple[str, str], str] = {}
         self._types: dict[str, Node | None] | None = None
-        self._aliases: dict[str, Node | None] = {}  # None: a name aliased twice
+        self._aliases: dict[str, list[Node]] = {}  # each name's aliases in the function
 
     def of_call(self, start: int, end: int, form: str) -> str:
         """The class of the call at bytes ``[start, end)`` of ``form``
@@ -92,7 +93,7 @@ class CallClasses:
         if function is None:
             return ""
         if form == "qualified":  # `Store::copy()` with `using Store = cute::SM90_TMA_STORE_2D;`
-            return self._class_named(scope_name(self._parsed.node_text(function)), 0)
+            return self._class_named(scope_name(self._parsed.node_text(function)), 0, start)
         target = self._receiver(function)
         return self._object_class(target, 0) if target is not None else ""
 
@@ -133,8 +134,8 @@ class CallClasses:
             return self._own
         if kind == "call_expression":  # a temporary: `NamedBarrier(n).sync()`
             function = node.child_by_field_name("function")
-            return self._class_named(function_name(self._parsed.node_text(function)), hops) \
-                if function is not None and function.type in (
+            return self._class_named(function_name(self._parsed.node_text(function)), hops,
+                                     node.start_byte) if function is not None and function.type in (
                     "identifier", "qualified_identifier", "template_function") else ""
         if kind != "identifier" or hops >= _MAX_HOPS:
             return ""
@@ -176,18 +177,18 @@ class CallClasses:
         name = function_name(parsed.node_text(type_node))
         if parsed is self._parsed and self._function.start_byte <= scope.start_byte \
                 and scope.end_byte <= self._function.end_byte:
-            return self._class_named(name, hops)
+            return self._class_named(name, hops, type_node.start_byte)
         alias = _outer_alias(scope, name, parsed)
         return self._alias_class(alias, parsed, hops) if alias is not False else name
 
-    def _class_named(self, name: str, hops: int) -> str:
+    def _class_named(self, name: str, hops: int, at: int) -> str:
+        """The class ``name`` names where it is written, at byte ``at`` of the function."""
         if self._types is None:
             self._read_declarations()
         if hops >= _MAX_HOPS:
             return name
-        if name in self._aliases:
-            alias: Node | None | bool = self._aliases[name]
-        else:  # a member alias of the method's class, a namespace's alias before the function
+        alias: Node | None | bool = _visible(self._aliases.get(name, ()), at, self._function)
+        if alias is False:  # a member alias of the method's class, a namespace's alias
             alias = self._outer.get(name, None)
             if name not in self._outer:
                 alias = self._outer[name] = _outer_alias(self._function, name, self._parsed)
@@ -197,7 +198,7 @@ class CallClasses:
 
     def _alias_class(self, alias: Node | None | bool, parsed: ParsedSource, hops: int) -> str:
         if not isinstance(alias, Node):
-            return ""  # aliased twice in one scope (`if constexpr` arms): which one is not read
+            return ""  # aliased twice in one scope of a class or namespace: which is not read
         return self._class_of_type(alias.child_by_field_name("type") if alias.type ==
                                    "alias_declaration" else _typedef_type(alias), hops + 1,
                                    (parsed, alias))
@@ -280,8 +281,8 @@ class CallClasses:
 
     def _read_declarations(self) -> None:
         """Each name's one declaration in the function (a name declared twice: none), and the
-        aliases it declares (one declared twice: none, as a variable), by one walk that skips
-        asm statements."""
+        aliases it declares (each, in its block: ``_visible`` picks the one a use sees), by one
+        walk that skips asm statements."""
         types: dict[str, Node | None] = {}
         stack = [self._function]
         while stack:
@@ -293,7 +294,7 @@ class CallClasses:
                 name = _alias_name(node)
                 if name is not None:
                     text = self._parsed.node_text(name)
-                    self._aliases[text] = None if text in self._aliases else node
+                    self._aliases.setdefault(text, []).append(node)
                 continue
             if kind in _DECLARES:
                 for declarator in node.children_by_field_name("declarator"):
@@ -411,3 +412,28 @@ def _returned(body: Node) -> list[Node | None]:
         if node.type != "lambda_expression":
             stack.extend(node.named_children)
     return values
+
+
+_BLOCKS = frozenset({"compound_statement", "function_definition", "lambda_expression"})
+
+
+def _visible(aliases: Sequence[Node], at: int, function: Node) -> Node | bool:
+    """Of a function's aliases of one name, the one a use at byte ``at`` sees
+    ([basic.scope.block]: an alias declared in a block is in scope from its end to the end of
+    the block): the last declared before ``at`` in the innermost block around ``at`` that
+    declares one (the two arms of an ``if constexpr`` alias one name each in its own block);
+    False where none is in scope there."""
+    best: Node | None = None
+    best_block = -1
+    for alias in aliases:
+        if alias.end_byte > at:
+            continue
+        block = alias.parent
+        while block is not None and block.type not in _BLOCKS and block != function:
+            block = block.parent
+        if block is None or not block.start_byte <= at < block.end_byte:
+            continue
+        if block.start_byte > best_block or (block.start_byte == best_block and best is not None
+                                             and alias.start_byte > best.start_byte):
+            best, best_block = alias, block.start_byte
+    return best if best is not None else False
