@@ -71,14 +71,15 @@ from ptxlint.analysis.address_masks import CASTS as _CASTS
 from ptxlint.analysis.address_masks import INT64 as _INT64
 from ptxlint.analysis.address_masks import clears_only_low_bits
 from ptxlint.analysis.member_values import Members
+from ptxlint.analysis.name_roles import NameRoles
 from ptxlint.analysis.name_search import IDENTIFIER as _IDENTIFIER
 from ptxlint.analysis.name_search import RAW_HIT_BYTES as _RAW_HIT_BYTES
 from ptxlint.analysis.name_search import SEARCH_BUDGET as _SEARCH_BUDGET
-from ptxlint.analysis.name_search import WORD_OR_DOLLAR as _WORD_OR_DOLLAR
 from ptxlint.analysis.name_search import Chunks as _Chunks
 from ptxlint.analysis.name_search import token_search as _token_search
 from ptxlint.analysis.value_syntax import arguments as _arguments
 from ptxlint.analysis.value_syntax import callee as _callee
+from ptxlint.analysis.value_syntax import declaring_declarator as _declared
 from ptxlint.analysis.value_syntax import name_of_declarator as _name_of_declarator
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
@@ -132,24 +133,6 @@ def _text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
 _FUNCTION_NODES = ("function_definition", "lambda_expression")
 
 
-def _is_own(definition: tree_sitter.Node, declarator: tree_sitter.Node) -> bool:
-    """Whether ``declarator`` is function definition ``definition``'s own (its name's, not
-    that of a function pointer it returns, nor a macro call's in its name)."""
-    own = own_function_declarator(definition.child_by_field_name("declarator"))
-    return own is not None and own.id == declarator.id
-
-
-_NAMESPACE_SCOPES = (
-    "translation_unit",
-    "declaration_list",
-    "linkage_specification",
-    "preproc_if",
-    "preproc_ifdef",
-    "preproc_else",
-    "preproc_elif",
-)
-
-
 _MISSING = object()  # a memo's "not worked out yet" (None is an answer)
 # The parents of an identifier that may give it a value (see ``_assignments``).
 _DECLARING = frozenset(
@@ -201,10 +184,9 @@ class _FileFacts:
         self._occurrences_of: dict[bytes, list[int]] = {}  # in the whole file, by name
         self._chunks: _Chunks | None = None  # built once searches cost enough (``_search``)
         self._searched = 0  # what the searches without it cost so far, in bytes
+        self._names = NameRoles(self)  # a name's definitions, call sites, file arrays
         self._definitions: dict[str, list[_Function]] = {}
-        self._call_sites: dict[str, list[tree_sitter.Node]] = {}  # by callee name
         self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}  # with callers
-        self._file_arrays: dict[str, bool] = {}
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
         self._makes_shared_pointers: bool | None = None
@@ -245,7 +227,7 @@ class _FileFacts:
             memo[key] = found
         return found
 
-    node_at, around = _node_at, _around  # (``member_values.FileReader``)
+    node_at, around = _node_at, _around  # (``member_values``' and ``name_roles``' readers)
 
     def function_of(self, node: tree_sitter.Node) -> _Function | None:
         """The innermost function definition around ``node`` (None inside a lambda)."""
@@ -312,7 +294,7 @@ class _FileFacts:
             found = self._occurrences_of[name] = self._search(name, 0, len(self.data))
         return found
 
-    offsets = _offsets  # (``member_values.FileReader``)
+    offsets = _offsets  # (``member_values``' and ``name_roles``' readers)
 
     def _occurrences(self, fn: _Function, name: str) -> list[int]:
         """Where ``name`` occurs in ``fn``'s body as a token of the file (a body starts with
@@ -362,7 +344,7 @@ class _FileFacts:
             if kind not in _GIVING or not self._owned(node, fn):
                 continue
             if kind in _DECLARING:
-                declared, is_pointer, is_array = self._declared(node)
+                declared, is_pointer, is_array = _declared(node)
                 if declared is None:
                     continue
                 pointer = pointer or is_pointer
@@ -401,32 +383,6 @@ class _FileFacts:
         fn.assigned[name] = result
         return result
 
-    @staticmethod
-    def _declared(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, bool, bool]:
-        """The declarator that declares identifier ``node`` (its init_declarator when it has a
-        value) and whether it declares a pointer or an array; None when ``node`` is a use, not
-        the declared name."""
-        pointer = array = False
-        current = node
-        while current.parent is not None:
-            parent = current.parent
-            if parent.type == "declaration":
-                return current, pointer, array
-            if parent.type == "init_declarator":
-                if parent.child_by_field_name("declarator") != current:
-                    return None, False, False
-                return parent, pointer, array
-            if parent.type == "pointer_declarator":
-                pointer = True
-            elif parent.type == "array_declarator":
-                if parent.child_by_field_name("declarator") != current:
-                    return None, False, False
-                array = True
-            elif parent.type not in ("reference_declarator", "parenthesized_declarator"):
-                return None, False, False
-            current = parent
-        return None, False, False
-
     def _asm_result(self, asm: tree_sitter.Node | None) -> Assigned:
         if asm is None or asm.type != "gnu_asm_expression":
             return _UNKNOWN
@@ -455,84 +411,22 @@ class _FileFacts:
             fn.returns = found
         return fn.returns
 
-    def _named(self, name: str) -> list[tree_sitter.Node]:
-        """Identifier nodes spelled ``name`` anywhere in the file: its occurrences neither
-        preceded nor followed by a word character or ``$``."""
-        encoded = name.encode()
-        if _IDENTIFIER().fullmatch(encoded) is None:  # not a token of the index: search for it
-            pattern = re.compile(rb"(?<![\w$])" + re.escape(encoded) + rb"(?![\w$])")
-            starts = [m.start() for m in pattern.finditer(self.data)]
-        else:
-            # A token of the index is maximal, so it is followed by no word character; it may
-            # follow a digit or "$" ("9abc", "a$b") or be followed by "$", which a name is not.
-            data = self.data
-            size = len(encoded)
-            starts = [
-                start
-                for start in self._offsets(encoded)
-                if (start == 0 or data[start - 1] not in _WORD_OR_DOLLAR)
-                and data[start + size : start + size + 1] != b"$"
-            ]
-        out = []
-        for start in starts:
-            node = self._node_at(start, start + len(encoded))
-            if node is not None and node.type == "identifier" and node.parent is not None:
-                out.append(node)
-        return out
-
-    def _index_name(self, name: str) -> None:
-        definitions: list[_Function] = []
-        sites: list[tree_sitter.Node] = []
-        arrays = False
-        for node in self._named(name):
-            current = node.parent
-            while current is not None and current.type in (
-                "qualified_identifier",
-                "template_function",
-            ):
-                current = current.parent
-            if current is None:
-                continue
-            if current.type == "function_declarator":
-                definition = current.parent
-                while definition is not None and definition.type.endswith("declarator"):
-                    definition = definition.parent  # `T& f()`, `void (*f(int))(int)`
-                # the name's own declarator, not that of the function pointer it returns
-                if (
-                    definition is not None
-                    and definition.type == "function_definition"
-                    and _is_own(definition, current)
-                ):
-                    definitions.append(self._function(definition))
-            elif current.type == "call_expression" and _callee(self.parsed, current)[0] == name:
-                sites.append(current)
-            elif current.type == "array_declarator":
-                declared, _, array = self._declared(node)
-                owner = declared.parent if declared is not None else None
-                arrays = arrays or (
-                    array
-                    and owner is not None
-                    and owner.parent is not None
-                    and owner.parent.type in _NAMESPACE_SCOPES
-                )
-        self._definitions[name] = definitions
-        self._call_sites[name] = sites
-        self._file_arrays[name] = arrays
-
     def definitions(self, name: str) -> list[_Function]:
-        if name not in self._definitions:
-            self._index_name(name)
-        return self._definitions[name]
+        """The file's definitions of functions named ``name``."""
+        found = self._definitions.get(name)
+        if found is None:
+            found = self._definitions[name] = [
+                self._function(d) for d in self._names.of(name).definitions
+            ]
+        return found
 
     def calls(self, name: str) -> list[tuple[tree_sitter.Node, _Function]]:
         """The calls of ``name`` inside functions, with their caller. Only a parameter's value
-        asks for the callers (a climb per call site), so ``_index_name`` leaves them out."""
+        asks for the callers (a climb per call site), so ``name_roles`` leaves them out."""
         found = self._calls.get(name)
         if found is None:
-            if name not in self._call_sites:
-                self._index_name(name)
             found = []
-            for site in self._call_sites[name]:
+            for site in self._names.of(name).calls:
                 caller = self.function_of(site)
                 if caller is not None:
                     found.append((site, caller))
@@ -541,9 +435,7 @@ class _FileFacts:
 
     def file_array(self, name: str) -> bool:
         """``name`` is an array declared at namespace scope (``extern __shared__ char s[];``)."""
-        if name not in self._file_arrays:
-            self._index_name(name)
-        return self._file_arrays[name]
+        return self._names.of(name).file_array
 
     # ------------------------------------------------------------------ queries, memoised
 

@@ -1,6 +1,7 @@
 """The pieces of C++ syntax value flow (``value_flow``) reads off a tree-sitter tree: the name a
-declarator declares (and whether it declares a pointer or an array), the simple name a call
-calls with its template arguments, and a call's arguments."""
+declarator declares (and whether it declares a pointer or an array), the declarator that
+declares a name, the simple name a call calls with its template arguments, and a call's
+arguments."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import tree_sitter
 
 from ptxlint.frontends.syntax_tree import ParsedSource
 
-__all__ = ["arguments", "callee", "name_of_declarator"]
+__all__ = ["arguments", "callee", "declaring_declarator", "name_of_declarator"]
 
 
 def name_of_declarator(
@@ -43,6 +44,32 @@ def name_of_declarator(
             )
         node = inner
     return None, pointer, array
+
+
+def declaring_declarator(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, bool, bool]:
+    """The declarator that declares identifier ``node`` (its init_declarator when it has a
+    value) and whether it declares a pointer or an array; None when ``node`` is a use, not
+    the declared name."""
+    pointer = array = False
+    current = node
+    while current.parent is not None:
+        parent = current.parent
+        if parent.type == "declaration":
+            return current, pointer, array
+        if parent.type == "init_declarator":
+            if parent.child_by_field_name("declarator") != current:
+                return None, False, False
+            return parent, pointer, array
+        if parent.type == "pointer_declarator":
+            pointer = True
+        elif parent.type == "array_declarator":
+            if parent.child_by_field_name("declarator") != current:
+                return None, False, False
+            array = True
+        elif parent.type not in ("reference_declarator", "parenthesized_declarator"):
+            return None, False, False
+        current = parent
+    return None, False, False
 
 
 def callee(
