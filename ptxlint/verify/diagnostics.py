@@ -15,12 +15,13 @@ _FRONTEND = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<sev>error|warning|
                        r"(?: #\d+-D)?:\s*(?P<msg>.*)$")
 _NOISE = ("Ptx assembly aborted due to errors",)
 # "ptxas warning : Program uses 32-bit address on line '35' which is conflicting with
-# .address_size 64": the line is inside the message. For sm_90+ ptxas then aborts with "32-Bit
-# ABI ... is not supported", a fatal error with no line. The warning names the cause and where
-# it is, so it is escalated to the error and the lineless fatal dropped.
+# .address_size 64": the line is inside the message. ptxas 13.0 then aborts with a fatal error
+# that has no line: "32-Bit ABI ... is not supported on sm_90 or higher architectures" for
+# sm_90+, "32-Bit compilation is no longer supported" for sm_75 to sm_89. The warning names the
+# cause and where it is, so it is escalated to the error and the lineless fatal dropped.
 _LINE_IN_MESSAGE = re.compile(r"\bon line '(\d+)'")
 _ADDRESS_32 = re.compile(r"32-bit address", re.I)
-_ABI_32 = re.compile(r"32-Bit ABI .* not supported", re.I)
+_ABI_32 = re.compile(r"32-Bit (?:ABI .* not supported|compilation is no longer supported)", re.I)
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,15 @@ _PTX206_NARROW_GLOBAL = Recipe(
                       "H200, an illegal memory access)")
 
 
+# PTX206's claim of a 32-bit register as the generic or .global address of ld, st, atom, the
+# mbarrier operations and the like (its message quotes ptxas: "32-bit addressing is not
+# supported"): ptxas 13.0 warns "Program uses 32-bit address on line N" and aborts, for every
+# target it builds (sm_75 to sm_89 "32-Bit compilation is no longer supported", sm_90+ the
+# 32-Bit ABI fatal), which is this claim and no other reason
+ADDRESS_32_CLAIM = "32-bit addressing is not supported"
+_PTX206_ADDRESS_32 = Recipe((PTX,), _p(r"32-bit address"))
+
+
 # PTX009's other claim: an '=' output the template never names hands the variable an undefined
 # value, which the function-level probe shows by comparing '=' with '+'
 _PTX009_OUTPUT = Recipe((FUNCTION,))
@@ -276,4 +285,6 @@ def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
         return _PTX009_OUTPUT
     if rule == "PTX206" and finding is not None and NARROW_GLOBAL_CLAIM in finding.message:
         return _PTX206_NARROW_GLOBAL
+    if rule == "PTX206" and finding is not None and ADDRESS_32_CLAIM in finding.message:
+        return _PTX206_ADDRESS_32
     return RECIPES.get(rule, Recipe((NONE,), why_none=f"no verification recipe for {rule} yet"))
