@@ -92,7 +92,14 @@ file defines and through an object (`o.m = v`). Where they disagree, or the clas
 member function the file does not define (another file may assign the member there), the member
 is unknown, as a local given both kinds is: a pointer member then reads as a pointer of unknown
 origin. The address of a reference (`&ref`) is that of what the calls bind it to: a variable's,
-or `p`'s own value where it is bound to `*p` or `p[i]`. An address aligned down keeps its kind
+or `p`'s own value where it is bound to `*p` or `p[i]`. An element's or a member's address
+(`&p[i]`, `p + i`, `&p->m`, `&s.buf[i]`, `&grid[1][i]`) is its base's plus an offset, in the
+base's window: a shared-window address where `p` holds one (`&p[i]` of a pointer made with
+`__cvta_generic_to_shared`, or of a member its constructor converts with `cvta.to.shared`),
+generic where the base is a variable or array (a data member's base is `this`, generic but in
+a file that makes shared-window pointers, as a parameter is), unknown where the base's kind is
+(a parameter no call site explains, or a pointer loaded from memory: `&ptrs[j][i]` of an array
+of pointers, `&s.ptr[i]`). An address aligned down keeps its kind
 where the mask keeps the high bits (`p & -16`, `p & ~uintptr_t(15)`; not `~15u`, which C++
 zero-extends). A helper
 that returns `cvta.to.shared`'s result (even typed as a pointer) or
@@ -160,7 +167,8 @@ __cvta_generic_to_shared(p)))` where only shared accesses take it as their addre
 `"l"(__cvta_generic_to_shared(p))` where an instruction reads it as a 64-bit value (`mov.b64 a,
 %1` or `add.u64` into a register a shared access then uses; ptxas rejects a 32-bit register
 there). It is safe when the value is proven to be a generic address (`&x`, a `__shared__` array,
-a local every assignment gives one, a member every place the file has gives one) and the
+an element or member of one, a local every assignment gives one, a member every place the file
+has gives one) and the
 template uses the operand only as the address of
 shared accesses. A pointer of unknown origin (a parameter no call site in the file explains) may
 already hold a shared-window address, and converting it twice breaks working code: then the fix

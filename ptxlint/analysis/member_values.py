@@ -179,6 +179,8 @@ class Members:
         self._classes: dict[str, list[tree_sitter.Node]] = {}
         self._declared: dict[tuple[str, str], tuple[bool, bool, list[tree_sitter.Node]]] = {}
         self._complete: dict[str, bool] = {}
+        self._arrays: dict[tuple[str, str], bool] = {}  # (class, member): declared an array
+        self._array_fields: dict[str, bool] = {}  # (``array_field``)
         self._sites: dict[tuple[str, str], list[_Site]] = {}
         self._values: dict[tuple[str, str, int | None, int, bool], tuple[object, bool]] = {}
 
@@ -255,6 +257,7 @@ class Members:
         known = self._declared.get(key)
         if known is None:
             declared = pointer = False
+            arrays = True
             defaults: list[tree_sitter.Node] = []
             for spec in self.classes(cls):
                 body = spec.child_by_field_name("body")
@@ -262,31 +265,71 @@ class Members:
                     if field.type != "field_declaration":
                         continue
                     for declarator in field.children_by_field_name("declarator"):
-                        found, is_pointer = self._declarator_name(declarator)
+                        found, is_pointer, is_array = self._declarator_name(declarator)
                         if found != name:
                             continue
                         declared = True
                         pointer = pointer or is_pointer
+                        arrays = arrays and is_array
                         value = field.child_by_field_name("default_value")
                         if value is not None:
                             defaults.append(value)
             known = self._declared[key] = (declared, pointer, defaults)
+            self._arrays[key] = declared and arrays
         return known
 
-    def _declarator_name(self, node: tree_sitter.Node | None) -> tuple[str | None, bool]:
+    def is_array(self, function: tree_sitter.Node, name: str) -> bool:
+        """Data member ``name`` of ``function``'s class is an array (in every definition the
+        file has of the class): its name designates the array inside the object, whose address
+        is the object's (``this``'s) plus an offset, never a value stored in it."""
+        cls = self.member_class(function, name)
+        return cls is not None and self._arrays[(cls, name)]
+
+    def array_field(self, name: str) -> bool:
+        """Every data member named ``name`` that a class of the file declares is an array, and
+        one does: ``o.name`` (``o``'s class unknown here) is an array inside ``o``."""
+        known = self._array_fields.get(name)
+        if known is None:
+            shapes = set()
+            size = len(name.encode())
+            for offset in self.reader.offsets(name.encode()):
+                node = self.reader.node_at(offset, offset + size)
+                if node is None or node.type != "field_identifier":
+                    continue
+                field: tree_sitter.Node | None = node.parent
+                while field is not None and field.type in _DECLARATOR_WRAPPERS:
+                    field = field.parent
+                if field is None or field.type != "field_declaration":
+                    continue
+                if _specifier_of_body_member(field) is None:
+                    continue
+                parent = node.parent
+                shapes.add(
+                    parent is not None
+                    and parent.type == "array_declarator"
+                    and parent.child_by_field_name("declarator") == node
+                )
+            known = self._array_fields[name] = shapes == {True}
+        return known
+
+    def _declarator_name(self, node: tree_sitter.Node | None) -> tuple[str | None, bool, bool]:
+        """(the member's name, declared as a pointer or array, as an array: the declarator
+        around its name is an array's, ``T *m[4]`` an array of pointers, ``T (*m)[4]`` not)."""
         pointer = False
+        innermost = ""
         while node is not None:
             if node.type == "field_identifier":
-                return self.parsed.node_text(node) or None, pointer
+                return self.parsed.node_text(node) or None, pointer, innermost == "array_declarator"
             if node.type not in _DECLARATOR_WRAPPERS:
-                return None, pointer  # a member function's declarator, a bit field's...
+                return None, pointer, False  # a member function's declarator, a bit field's...
             pointer = pointer or node.type in ("pointer_declarator", "array_declarator")
+            innermost = node.type
             inner = node.child_by_field_name("declarator")
             if inner is None:
                 inner = next((c for c in node.named_children if "declarator" in c.type
                               or c.type == "field_identifier"), None)
             node = inner
-        return None, pointer
+        return None, pointer, False
 
     def complete(self, cls: str) -> bool:
         """Every member function the class declares that may assign a member (not ``const``,

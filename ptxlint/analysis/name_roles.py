@@ -16,7 +16,7 @@ from typing import NamedTuple, Protocol
 import tree_sitter
 
 from ptxlint.analysis.name_search import IDENTIFIER, WORD_OR_DOLLAR
-from ptxlint.analysis.value_syntax import callee, declaring_declarator
+from ptxlint.analysis.value_syntax import array_rank, callee, declaring_declarator
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_declarator
 
 __all__ = ["FileReader", "NameRoles", "Roles"]
@@ -47,6 +47,7 @@ class Roles(NamedTuple):
     definitions: list[tree_sitter.Node]  # the function definitions the name is the name of
     calls: list[tree_sitter.Node]  # the call expressions that call it by that name
     file_array: bool  # an array declared at namespace scope (``extern __shared__ char s[];``)
+    array_rank: int  # its fewest dimensions (``value_syntax.array_rank``), 0 when none
 
 
 def _is_own(definition: tree_sitter.Node, declarator: tree_sitter.Node) -> bool:
@@ -98,6 +99,7 @@ class NameRoles:
         definitions: list[tree_sitter.Node] = []
         sites: list[tree_sitter.Node] = []
         arrays = False
+        rank = 0
         parsed = self.reader.parsed
         for node in self._named(name):
             current = node.parent
@@ -124,10 +126,13 @@ class NameRoles:
             elif current.type == "array_declarator":
                 declared, _, array = declaring_declarator(node)
                 owner = declared.parent if declared is not None else None
-                arrays = arrays or (
+                if (
                     array
                     and owner is not None
                     and owner.parent is not None
                     and owner.parent.type in _NAMESPACE_SCOPES
-                )
-        return Roles(definitions, sites, arrays)
+                ):
+                    dims = array_rank(node)
+                    rank = dims if not arrays else min(rank, dims)
+                    arrays = True
+        return Roles(definitions, sites, arrays, rank)

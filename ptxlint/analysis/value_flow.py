@@ -14,7 +14,9 @@ parameter. This module follows values that far, one call level deep:
 * a parameter has the value all the file's call sites pass for it (when there is at least one);
 * a data member of the function's class (``m``, ``this->m``) has the value every place that may
   give it one agrees on (``member_values``);
-* ``&r`` of a reference is the address of what it was bound to (``&*p`` is ``p``).
+* ``&r`` of a reference is the address of what it was bound to (``&*p`` is ``p``);
+* an element's or member's address (``&p[i]``, ``&p->m``, ``&s.a[i]``, ``p + i``) is its base's
+  plus an offset, in the base's window, unknown where the base's kind is (``_subscripted``).
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
 Nothing is walked up front. A function's occurrences of a name are found by a search of the
@@ -78,6 +80,7 @@ from ptxlint.analysis.name_search import SEARCH_BUDGET as _SEARCH_BUDGET
 from ptxlint.analysis.name_search import Chunks as _Chunks
 from ptxlint.analysis.name_search import token_search as _token_search
 from ptxlint.analysis.value_syntax import arguments as _arguments
+from ptxlint.analysis.value_syntax import array_rank as _array_rank
 from ptxlint.analysis.value_syntax import callee as _callee
 from ptxlint.analysis.value_syntax import declaring_declarator as _declared
 from ptxlint.analysis.value_syntax import name_of_declarator as _name_of_declarator
@@ -151,7 +154,7 @@ class _Function:
 
     __slots__ = (
         "node", "name", "params", "assigned", "returns", "param_index", "declared",
-        "declared_references",
+        "declared_references", "array_ranks",
     )
 
     def __init__(
@@ -166,6 +169,7 @@ class _Function:
         self.param_index: dict[str, int] = {}
         self.declared: set[str] = set()  # names it declares itself (``_assignments`` finds)
         self.declared_references: set[str] = set()  # ... as references, parameters included
+        self.array_ranks: dict[str, int] = {}  # ... as arrays: their fewest dimensions
         for i, (param, _) in enumerate(params):
             if param is not None:
                 self.param_index.setdefault(param, i)
@@ -353,6 +357,8 @@ class _FileFacts:
                     fn.declared_references.add(name)
                 if is_array:
                     assigned.append(_ARRAY)
+                    rank = _array_rank(node)
+                    fn.array_ranks[name] = min(rank, fn.array_ranks.get(name, rank))
                 elif declared.type == "init_declarator":
                     value = declared.child_by_field_name("value")
                     if value is not None and value.type not in (
@@ -468,9 +474,9 @@ class _FileFacts:
             if op is None or op.type != "&":
                 return None
             argument = node.child_by_field_name("argument")
-            if argument is not None and argument.type == "identifier":
-                return self._address_of(argument, fn, depth, params)
-            return Value.GENERIC
+            return self._address_of(argument, fn, depth, params) if argument is not None else None
+        if kind == "this":
+            return self._this(fn)
         if kind == "cast_expression":
             type_node = node.child_by_field_name("type")
             value = node.child_by_field_name("value")
@@ -584,13 +590,19 @@ class _FileFacts:
         kind every site that may give it a value agrees on (``member_values``), else
         ``Value.POINTER`` for a pointer member and None; ``_NOT_MEMBER`` where the class (as
         the file defines it) declares no such member."""
-        if self._members is None:
-            self._members = Members(self, self._shadows, _MAX_DEPTH)
-        found = self._members.value(name, fn.node, depth, params)
+        members = self._members_of()
+        found = members.value(name, fn.node, depth, params)
         if found is None:
             return _NOT_MEMBER
+        if members.is_array(fn.node, name):
+            return self._this(fn)  # the array inside the object: `this`'s address, offset
         only, pointer = found
         return only if only is not None else (Value.POINTER if pointer else None)
+
+    def _members_of(self) -> Members:
+        if self._members is None:
+            self._members = Members(self, self._shadows, _MAX_DEPTH)
+        return self._members
 
     def value_in(
         self, node: tree_sitter.Node, where: tree_sitter.Node, depth: int, params: bool
@@ -615,10 +627,15 @@ class _FileFacts:
     def _address_of(
         self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
     ) -> Value | None:
-        """The kind of address ``&node`` is, where a reference is bound to ``node``: a
-        variable's is generic, ``&*p`` and ``&p[i]`` are ``p``'s value, and a reference's is
-        the address of what it was bound to (``T& r`` bound to ``*p`` of a shared-window
-        pointer holds that address: NvCloth's ``Reference(T& ref) : mPtr(&ref)``)."""
+        """The kind of address ``&node`` is, where a reference is bound to ``node``. A
+        variable's is generic; ``&*p`` is ``p``'s value. An element's (``&p[i]``, ``&a[i][j]``)
+        or a member's (``&p->m``, ``&s.m``, ``&this->m``, ``&m``) is the address of the object
+        its base designates plus an offset ([expr.sub], [expr.add]): the same window as the
+        base's, unknown where the base's is (``&p[i]`` of a pointer converted in place with
+        ``cvta.to.shared`` is a shared-window address, converting it again is wrong). A
+        reference's is the address of what it was bound to (``T& r`` bound to ``*p`` of a
+        shared-window pointer holds that address: NvCloth's ``Reference(T& ref) :
+        mPtr(&ref)``)."""
         while node.type == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
         kind = node.type
@@ -626,6 +643,12 @@ class _FileFacts:
             name = _text(self.parsed, node)
             assigned, _ = self._assignments(fn, name)
             if name not in fn.declared_references:
+                if (
+                    name not in fn.declared
+                    and name not in fn.param_index
+                    and self._members_of().member_class(fn.node, name) is not None
+                ):
+                    return self._this(fn)  # `&m`: `&this->m`
                 return Value.GENERIC  # a variable's address
             param = fn.param_index.get(name)
             if param is not None:
@@ -647,10 +670,70 @@ class _FileFacts:
             if op is not None and op.type == "*" and inner is not None:
                 return self.value(inner, fn, depth, params)
         elif kind == "subscript_expression":
-            base = node.child_by_field_name("argument")
-            if base is not None and base.type == "identifier":
-                return self.value(base, fn, depth, params)  # an array's name is generic
+            return self._subscripted(node, fn, depth, params)
+        elif kind == "field_expression":
+            argument = node.child_by_field_name("argument")
+            op = node.child_by_field_name("operator")
+            if argument is None or op is None:
+                return None
+            if op.type == "->":  # inside the object the pointer points to
+                return self.value(argument, fn, depth, params)
+            return self._address_of(argument, fn, depth, params)  # inside the object
         return None
+
+    def _subscripted(
+        self, node: tree_sitter.Node, fn: _Function, depth: int, params: bool
+    ) -> Value | None:
+        """The kind of address the base of subscript ``node`` (``B[i]``, which is ``*(B + i)``)
+        gives: a pointer's value, an array's address (``this``'s, an array member's). Of
+        ``a[i][j]`` only where ``a`` is an array of that many dimensions (``T a[2][64]``): of an
+        array of pointers or a pointer to pointers, ``a[i]`` is a pointer loaded from memory,
+        whose kind is unknown."""
+        base = node.child_by_field_name("argument")
+        rank = 1
+        while base is not None:
+            while base.type == "parenthesized_expression" and base.named_child_count == 1:
+                base = base.named_children[0]
+            if base.type != "subscript_expression":
+                break
+            rank += 1
+            base = base.child_by_field_name("argument")
+        if base is None:
+            return None
+        if rank > 1:
+            return self.value(base, fn, depth, params) if self._array_rank(base, fn) >= rank \
+                else None
+        if base.type == "field_expression":
+            argument = base.child_by_field_name("argument")
+            field = base.child_by_field_name("field")
+            if (
+                argument is not None
+                and argument.type != "this"
+                and field is not None
+                and self._members_of().array_field(_text(self.parsed, field))
+            ):
+                return self._address_of(base, fn, depth, params)  # `s.arr[i]`, `p->arr[i]`
+        return self.value(base, fn, depth, params)
+
+    def _array_rank(self, node: tree_sitter.Node, fn: _Function) -> int:
+        """How many array dimensions name ``node`` has (``value_syntax.array_rank``): a local
+        array's, else a namespace-scope array's; 0 for anything else."""
+        if node.type != "identifier":
+            return 0
+        name = _text(self.parsed, node)
+        self._assignments(fn, name)  # (fills ``declared`` and ``array_ranks``)
+        if name in fn.param_index:
+            return 0
+        if name in fn.declared:
+            return fn.array_ranks.get(name, 0)
+        roles = self._names.of(name)
+        return roles.array_rank if roles.file_array else 0
+
+    def _this(self, fn: _Function) -> Value | None:
+        """The kind of address ``this`` is: an object's, generic, except in a file that makes
+        shared-window pointers (the object may have been reached through one), as a pointer
+        parameter no call site explains is."""
+        return Value.MAYBE_SHARED if self.makes_shared_pointers() else Value.GENERIC
 
     def makes_shared_pointers(self) -> bool:
         """Some function of the file returns ``cvta.to.shared``'s result typed as a pointer:

@@ -9,7 +9,7 @@ import tree_sitter
 
 from ptxlint.frontends.syntax_tree import ParsedSource
 
-__all__ = ["arguments", "callee", "declaring_declarator", "name_of_declarator"]
+__all__ = ["arguments", "array_rank", "callee", "declaring_declarator", "name_of_declarator"]
 
 
 def name_of_declarator(
@@ -70,6 +70,23 @@ def declaring_declarator(node: tree_sitter.Node) -> tuple[tree_sitter.Node | Non
             return None, False, False
         current = parent
     return None, False, False
+
+
+def array_rank(node: tree_sitter.Node) -> int:
+    """How many array dimensions the declarator around identifier ``node`` gives it before any
+    pointer: ``T a[2][64]`` 2, ``T *p[4]`` 1 (an array of pointers), ``T (*p)[4]`` 0 (a
+    pointer to an array)."""
+    rank = 0
+    current = node
+    parent = current.parent
+    while (
+        parent is not None
+        and parent.type == "array_declarator"
+        and parent.child_by_field_name("declarator") == current
+    ):
+        rank += 1
+        current, parent = parent, parent.parent
+    return rank
 
 
 def callee(
