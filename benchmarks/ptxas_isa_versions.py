@@ -62,6 +62,8 @@ LEFT_ALONE: tuple[tuple[str, str], ...] = (
     (r"igonre-src on cp\.async", "the ignore-src predicate operand, not a modifier"),
     (r"with 3 input operands", "the operand count, not a modifier"),
     (r"with count argument and without '\.noComplete'", "the count operand, not a modifier"),
+    (r"Texture instruction with optional predicate result",
+     "tex's residency predicate (d|p), an operand, not a modifier (its forms' ptx=71)"),
     (r"Feature '\.block32' requires",
      "block_scale without a scale vector: ptxas 13.0 reads it as .block32 (PTX ISA 8.8), but "
      "code built with CUDA 12.8 (PTX ISA 8.7) writes it"),

@@ -90,7 +90,9 @@ def test_sub_families_not_written_down_abstain() -> None:
     # st.async is written down now; a vector in a scalar's place stays unjudged there
     assert verdict("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], {%1, %2}, "
                    "[%3];").status == "abstain"
-    assert verdict("tex.1d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5}];").status == "abstain"
+    # tex is written down for .1d/.2d/.3d; the mipmap modes still abstain
+    assert verdict("tex.level.1d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5}], %6;").status == \
+        "abstain"
     assert grammar.judged("ld", ("global", "v8", "f32")) is True
     # a combination of words (".v8" of 16-bit types) can abstain while each word is judged
     assert grammar.judged("ld", ("global", "v8", "b16")) is False

@@ -208,7 +208,7 @@ def test_stats_lists_the_families_the_grammar_does_not_describe(tmp_path, capsys
     assert f"PTX families without a form grammar (not judged): {len(missing)}" in out
     assert all(op in out for op in missing)
     assert all(f"  {op}:" in out for op in partial)
-    assert "rcp" not in missing and "tex" in missing
+    assert "rcp" not in missing and "txq" in missing
 
 
 @pytest.mark.parametrize(("text", "expected"), [

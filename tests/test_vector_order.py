@@ -45,6 +45,12 @@ WARNED = [
     ("ldu.global.u32.v2 {%0, %1}, [%2];", "ldu.global.v2.u32"),
     ("multimem.st.relaxed.sys.global.f32.v4 [%0], {%1, %2, %3, %4};",
      "multimem.st.relaxed.sys.global.v4.f32"),
+    # tex and tld4: two types, read by position (result, coordinates); the vector goes before
+    # the first
+    ("tex.1d.s32.f32.v4 {%0, %1, %2, %3}, [%4, {%5}];", "tex.1d.v4.s32.f32"),
+    ("tex.v4.2d.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6}];", "tex.2d.v4.f32.f32"),
+    ("tex.2d.f16x2.f32.v2 {%0, %1}, [%4, {%5, %6}];", "tex.2d.v2.f16x2.f32"),
+    ("tld4.r.2d.f32.f32.v4 {%0, %1, %2, %3}, [%4, {%5, %6}];", "tld4.r.2d.v4.f32.f32"),
 ]
 SILENT = [
     "ld.global.v2.u64 {%0, %1}, [%2];",
@@ -54,6 +60,8 @@ SILENT = [
     "ld.global.v2.u32.L1::evict_last {%0, %1}, [%2];",
     "red.global.v4.f32.add [%0], {%1, %2, %3, %4};",
     "ld.global.u32 %0, [%1];",
+    "tex.2d.f32.v4.f32 {%0, %1, %2, %3}, [%4, {%5, %6}];",  # a type after the vector
+    "tex.v4.f32.f32.2d {%0, %1, %2, %3}, [%4, {%5, %6}];",
 ]
 
 

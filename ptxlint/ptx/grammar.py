@@ -501,15 +501,24 @@ def canonical_order(opcode: str, modifiers: tuple[str, ...]) -> tuple[str, ...] 
     the order the ISA's syntax blocks list the qualifiers in (``ld.global.v2.u64`` for
     ``ld.u64.v2.global``); None where no form spells them, where the forms order them
     differently, or where a word could fill two slots of a form (its place is not one):
-    cp.async.bulk's two state spaces, mma's types."""
+    cp.async.bulk's two state spaces. A word of two slots one of which binds a variable is
+    placed by what the match bound: the result and coordinate types of tex (``<T:...>.f32``,
+    read by position), each where the match took it."""
     unknown, exact, _ = _modifier_matches(opcode, modifiers)
     if unknown is not None or not exact:
         return None
     found: set[tuple[str, ...]] = set()
     for match in exact:
+        form_slots = match.form.slots
+        bound = {at: next(k for k, slot in enumerate(form_slots) if slot.var == var)
+                 for var, at in match.bound_at.items()}
         places: list[int] = []
-        for word in modifiers:
-            slots = [k for k, slot in enumerate(match.form.slots) if word in slot.by_word]
+        for at, word in enumerate(modifiers):
+            slots = [k for k, slot in enumerate(form_slots) if word in slot.by_word]
+            if len(slots) > 1:
+                # the variable slot that took this word, or the one slot no variable took
+                slots = [bound[at]] if at in bound else [
+                    k for k in slots if not form_slots[k].var]
             if len(slots) != 1:
                 return None
             places.append(slots[0])

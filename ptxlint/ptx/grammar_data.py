@@ -16,6 +16,8 @@ vocabulary of :mod:`ptxlint.ptx.isa_table`).
 
 from __future__ import annotations
 
+import itertools
+
 # ----------------------------------------------------------------------------- type sets
 INT = "u16|u32|u64|s16|s32|s64"
 INT_ALL = "u8|u16|u32|u64|s8|s16|s32|s64"
@@ -482,6 +484,76 @@ for _geometry in _SURF_COORDS:
             _add(f"sust.p.{_geometry}(.wb|.cg|.cs|.wt){_vec}<T:.b32>{_SURF_MODE} {_address}, "
                  f"{_data}; undocumented")
 
+# ----------------------------------------------------------------------------- textures
+# (ISA tex, tld4.) Written down: tex on .1d/.2d/.3d textures and tld4 on .2d ones, without the
+# mipmap modes (PARTIAL below). The result is four elements of the .dtype (.v4), or two .f16x2
+# words (.v2), optionally with a residency predicate (d|p, PTX ISA 7.1: ptxas 13.0 names
+# "Texture instruction with optional predicate result" below it); the coordinates c are a
+# scalar or a one-element vector for .1d, two elements for .2d, four for .3d (the fourth
+# ignored), of the .ctype (tld4: .f32); an optional sampler b comes between the texture and c
+# ([a, b, c]); the optional offsets e are .s32, one per dimension (.3d: four); the optional
+# depth compare value f is .f32, with .f32 coordinates only, and not for .3d. ptxas 13.0 also
+# takes, and the ISA does not document: two or four coordinates for .1d and four for .2d, a
+# scalar for a .2d/.3d coordinate vector (not after a sampler: "Parsing error"), a scalar or a
+# longer vector of offsets for .1d and a scalar or four for .2d (after a sampler: one, two or
+# four, for every geometry), and a scalar after integer coordinates (.s32, without offsets).
+# The types are read by position (.v4.f32.s32: f32 results, s32 coordinates), each element by
+# its class, not widened (an .f32 register for .u32 results, an .f32 offset: "Arguments
+# mismatch"). ptxas warns "Vector Type not specified properly" where .v4/.v2 is not right
+# before the result type (tex.1d.s32.f32.v4), as for ld.
+_TEX_COORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "1d": (("a:C", ""), ("{a:C*1}", ""), ("{a:C*2}", "u"), ("{a:C*4}", "u")),
+    "2d": (("{a:C*2}", ""), ("{a:C*4}", "u"), ("a:C", "u")),
+    "3d": (("{a:C*4}", ""), ("a:C", "u")),
+}
+_TEX_OFFSETS: dict[str, tuple[tuple[str, str], ...]] = {
+    "1d": (("{a:s32*1}", ""), ("a:s32", "u"), ("{a:s32*2}", "u"), ("{a:s32*4}", "u")),
+    "2d": (("{a:s32*2}", ""), ("{a:s32*4}", "u"), ("a:s32", "u")),
+    "3d": (("{a:s32*4}", ""),),
+}
+# after a sampler, ptxas 13.0 takes offsets of one, two or four elements for every geometry
+_SAMPLED_OFFSETS = {
+    geometry: (*shapes, *((v, "u") for v in ("{a:s32*1}", "{a:s32*2}", "{a:s32*4}")
+                          if v not in dict(shapes)))
+    for geometry, shapes in _TEX_OFFSETS.items()
+}
+_TEX_RESULTS = (("<V:.v4>", ".u32|.s32|.f32|.f16"), ("<V:.v2>", ".f16x2"))
+
+
+def _texture_forms(mnemonic: str, geometry: str, ctypes: tuple[str, ...]) -> None:
+    """The forms of ``mnemonic`` (its result vector and types still to come) on one geometry:
+    with and without a sampler, offsets and depth compare value, each shape of coordinates
+    and offsets; ``undocumented`` where ptxas's taking a shape is all that says so."""
+    for vec, dtypes in _TEX_RESULTS if mnemonic == "tex" else (("<V:.v4>", ".u32|.s32|.f32"),):
+        for ctype in ctypes:
+            head = f"{mnemonic}.{geometry}{vec}<T:{dtypes}>.{ctype}"
+            for coords, lax in _TEX_COORDS[geometry]:
+                coords = coords.replace("C", ctype)
+                addresses = [(f"[A, {coords}]", lax, _TEX_OFFSETS[geometry])]
+                if coords.startswith("{"):
+                    addresses.append((f"[A, r:u64, {coords}]", lax, _SAMPLED_OFFSETS[geometry]))
+                for (address, lax_address, offset_shapes), (result, keys) in itertools.product(
+                        addresses, (("{d:T*V}", ""), ("{d:T*V}|p!", "; ptx=71"))):
+                    base = f"{head} {result}, {address}"
+                    tails = [("", "")]
+                    for offsets, lax_offsets in offset_shapes:
+                        tails.append((f", {offsets}", lax_offsets))
+                        if ctype == "f32" and geometry != "3d":
+                            tails.append((f", {offsets}, a:f32", lax_offsets))
+                    if geometry != "3d":
+                        tails.append((", a:f32", "") if ctype == "f32" else (", a:s32", "u"))
+                    # (.1d's scalar offset and scalar after integer coordinates are one form)
+                    for tail in dict.fromkeys(t for t, _ in tails):
+                        documented = not lax_address and any(
+                            t == tail and not lax_tail for t, lax_tail in tails)
+                        _add(f"{base}{tail}; positional{keys}"
+                             f"{'' if documented else '; undocumented'}")
+
+
+for _geometry in ("1d", "2d", "3d"):
+    _texture_forms("tex", _geometry, ("s32", "f32"))
+_texture_forms("tld4.(.r|.g|.b|.a)", "2d", ("f32",))
+
 # ----------------------------------------------------------------------------- atomics
 # ptxas 13.0: .L2::cache_hint only for .global (or generic) addresses; red has no .acquire,
 # .acq_rel or .exch.
@@ -638,6 +710,10 @@ PARTIAL: dict[str, frozenset[str]] = {
     # 128-bit and vector atomics, the async (mbarrier-completing) reductions: not written yet
     "atom": frozenset({"b128", "v2", "v4", "v8", "e4m3", "e5m2"}),
     "red": frozenset({"b128", "v2", "v4", "v8", "async", "mbarrier::complete_tx::bytes"}),
+    # the mipmap modes and the array, cube and multisample geometries: not written yet
+    "tex": frozenset({"base", "level", "grad", "a1d", "a2d", "cube", "acube", "2dms",
+                      "a2dms"}),
+    "tld4": frozenset({"a2d", "cube", "acube"}),
 }
 
 # ----------------------------------------------------------------------------- tensor cores

@@ -174,7 +174,7 @@ def _check_one(
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
                                      f"{_where(instruction, position)})",
                           operand.start, operand.end)]
-        if instruction.opcode in _SURFACE_DATA and operand.parts:
+        if instruction.opcode in _HANDLES and operand.parts:
             handle = _surface_handle_issue(instruction, operand.parts[0], position, resolve)
             if handle is not None:
                 return [handle]
@@ -322,7 +322,8 @@ def _check_one(
                           operand.start, operand.end)]
         if operand.text == "_" and spec.written and in_vector and (
                 instruction.opcode in _SINK_BY_FORM
-                or (instruction.opcode == "wmma" and "mma" in instruction.modifiers)):
+                or (instruction.opcode == "wmma" and "mma" in instruction.modifiers)
+                or (instruction.opcode == "tex" and "f16x2" in instruction.modifiers)):
             return None  # the form (or the target) decides: not judged
         if operand.text == "_" and (spec.sink or (spec.written and in_vector)):
             return []  # ptxas takes the sink for an element of a written vector (ld's)
@@ -611,9 +612,9 @@ def _address_shape_issue(
 def _surface_handle_issue(
     instruction: PtxInstruction, base: PtxOperand, position: int, resolve: Resolver,
 ) -> Issue | None:
-    """A surface named by a register that is no 64-bit integer: the ISA's surface is a .surfref
-    name or a .u64 handle, and ptxas 13.0 rejects a 32-bit or a float register ("Arguments
-    mismatch for instruction 'sust.b'")."""
+    """A surface or texture named by a register that is no 64-bit integer: the ISA's surface is a
+    .surfref name or a .u64 handle (a texture: a .texref or a .u64), and ptxas 13.0 rejects a
+    32-bit or a float register ("Arguments mismatch for instruction 'sust.b'", 'tex')."""
     if base.kind not in ("ref", "register"):
         return None
     cls = resolve(base)
@@ -622,9 +623,9 @@ def _surface_handle_issue(
     bits = TYPE_BITS.get(cls.type, ("", 0))
     if bits[1] == 64 and bits[0] in "bus":
         return None
-    return Issue("type", f"'{base.text}' is a .{cls.type} register, but the surface of "
-                 f"{_where(instruction, position)} is a 64-bit handle (.u64)",
-                 base.start, base.end)
+    what = f"the {_HANDLES[instruction.opcode]} of {_where(instruction, position)}"
+    return Issue("type", f"'{base.text}' is a .{cls.type} register, but {what} is a 64-bit "
+                 "handle (.u64)", base.start, base.end)
 
 
 def _address_base_issue(
@@ -656,8 +657,8 @@ def _address_base_issue(
 # Families whose result vectors take a sink element in some forms and not in others (ptxas
 # 13.0: mma.m8n8k4 takes it; the fp8, f64 and sparse mma and wgmma's accumulator give "Result
 # discard mode is not allowed" or "Sink '_' not allowed as a source operand"; wmma.mma takes it
-# from sm_80 on, not on sm_75): an instruction with one is not judged. (tcgen05.ld takes it in
-# none of its forms: an error, above.)
+# from sm_80 on, not on sm_75; tex in .v4 results, not in .v2.f16x2 ones): an instruction with
+# one is not judged. (tcgen05.ld takes it in none of its forms: an error, above.)
 _SINK_BY_FORM = frozenset({"mma", "wgmma"})
 
 # Operands and specs for which _check_one goes straight to _check_leaf.
@@ -863,6 +864,7 @@ def _special_operand(instruction: PtxInstruction, operand: PtxOperand) -> list[I
 # sust's .v2/.v4 with the registers after it (sm_90 SASS: grammar_data.py, "surfaces"); a scalar
 # result under suld's it rejects ("Result vector expected")
 _SURFACE_DATA = {"suld": 0, "sust": 1}
+_HANDLES = {"suld": "surface", "sust": "surface", "tex": "texture", "tld4": "texture"}
 
 
 def _surface_data(instruction: PtxInstruction, position: int, *opcodes: str) -> bool:
@@ -897,8 +899,9 @@ _COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
 # isspacep, nanosleep, fence.proxy, tcgen05.alloc). The families whose operands are mostly
 # vectors keep it unjudged (mma takes `{%r6}` for its scale data).
 _ONE_ELEMENT_DATA = {"ld": 0, "ldu": 0, "st": 1}  # the data operand's position
-_VECTOR_FAMILIES = frozenset({"mma", "wgmma", "tcgen05", "tex", "tld4", "suld", "sust", "sured",
-                              "ldmatrix", "stmatrix", "movmatrix"})
+# (not tex, tld4: their forms say where a one-element vector goes, .1d's coordinate only)
+_VECTOR_FAMILIES = frozenset({"mma", "wgmma", "tcgen05", "suld", "sust", "sured", "ldmatrix",
+                              "stmatrix", "movmatrix"})
 _BIT_TYPES = frozenset({"b16", "b32", "b64", "b128"})
 _INTEGER_TYPES = frozenset({"b32", "b64", "u32", "u64", "s32", "s64"})
 # Nor in an instruction of a vector width, whose vectors are of that size even where a scalar
