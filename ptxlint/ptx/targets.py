@@ -40,6 +40,7 @@ __all__ = [
     "built_since",
     "compiled_for",
     "compiled_for_host",
+    "conjuncts",
     "excluded_by_errors",
     "left_out_where_defined",
     "lowest_target",
@@ -47,6 +48,7 @@ __all__ = [
     "no_device_pass",
     "no_toolkit_compiles",
     "statement_guards",
+    "strip_parens",
     "toolkit_compiles",
     "toolkit_target_problem",
     "toolkit_tested",
@@ -171,8 +173,56 @@ def arch_targets(guards: tuple[str, ...]) -> tuple[Target, ...] | None:
     arch = tuple(g for g in guards if names_architecture(g))
     if not arch:
         return None
+    # of a guard that joins an arch test to a project's macro with `&&` (NvCloth's
+    # `defined(__CUDA_ARCH__) && defined(PX_PROFILE)`), the arch terms: undecided as a whole,
+    # it would exclude every target
+    arch = tuple(term for g in arch for term in _arch_terms(g))
     chosen = tuple(t for t in TARGETS if compiled_for(arch, t))
     return None if len(chosen) == len(TARGETS) else chosen
+
+
+def _arch_terms(guard: str) -> list[str]:
+    """The ``&&`` terms of ``guard`` that name the architecture; the guard itself where it is
+    no plain conjunction (an ``||``, a negation of one)."""
+    terms = conjuncts(strip_parens(guard))
+    if terms is None or len(terms) == 1:
+        return [guard]
+    return [term for term in terms if names_architecture(term)]
+
+
+def conjuncts(condition: str) -> list[str] | None:
+    """The top-level ``&&`` terms of an ``#if`` condition; None when it has a top-level ``||``
+    or ``?``."""
+    terms, depth, start, i = [], 0, 0, 0
+    while i < len(condition):
+        ch = condition[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and condition.startswith("&&", i):
+            terms.append(condition[start:i])
+            start = i + 2
+            i += 1
+        elif depth == 0 and (condition.startswith("||", i) or ch == "?"):
+            return None
+        i += 1
+    terms.append(condition[start:])
+    return terms
+
+
+def strip_parens(text: str) -> str:
+    """``text`` without the parentheses that enclose all of it."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for n, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and n < len(text) - 1:
+                return text
+        text = text[1:-1].strip()
+    return text
 
 
 @functools.lru_cache(maxsize=1024)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
-from ptxlint.ptx.targets import Target
+from ptxlint.ptx.targets import Target, conjuncts, names_architecture, strip_parens
 from ptxlint.ptx.toolkit import oldest_compiling
 from ptxlint.ptx.versions import CudaVersion, format_cuda, parse_cuda_version
 
@@ -72,39 +72,6 @@ def target_for(statement: AsmStatement, requested: str) -> str | None:
     return str(below[0]) if below else None
 
 
-def _conjuncts(condition: str) -> list[str] | None:
-    """The ``&&`` terms of a condition, None when it has a top-level ``||`` or ``?``."""
-    terms, depth, start, i = [], 0, 0, 0
-    while i < len(condition):
-        ch = condition[i]
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif depth == 0 and condition.startswith("&&", i):
-            terms.append(condition[start:i])
-            start = i + 2
-            i += 1
-        elif depth == 0 and (condition.startswith("||", i) or ch == "?"):
-            return None
-        i += 1
-    terms.append(condition[start:])
-    return terms
-
-
-def _strip_parens(text: str) -> str:
-    text = text.strip()
-    while text.startswith("(") and text.endswith(")"):
-        depth = 0
-        for n, ch in enumerate(text):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and n < len(text) - 1:
-                return text
-        text = text[1:-1].strip()
-    return text
-
-
 def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
     """The -D/-U flags that make the statement's non-architecture guards hold, as far as they are
     plain ``defined`` tests; None when a guard asks for something else that is not already
@@ -114,9 +81,10 @@ def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
     arch = analysis.arch_guards  # the target's: -arch selects their branch
     for guard in analysis.guards:  # the include guard selects nothing
         if guard in arch:
+            flags.extend(_beside_arch(guard))
             continue
         negated = _NOT.fullmatch(guard)
-        body = _strip_parens(negated[1]) if negated else _strip_parens(guard)
+        body = strip_parens(negated[1]) if negated else strip_parens(guard)
         single = _DEFINED.fullmatch(body)
         if negated:
             if single is None:
@@ -127,13 +95,13 @@ def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
             if not _fixed(name):
                 flags.append(f"-U{name}")
             continue
-        terms = _conjuncts(body)
+        terms = conjuncts(body)
         if terms is None:
             if _known(guard):
                 continue
             return None
         for term in terms:
-            term = _strip_parens(term)
+            term = strip_parens(term)
             yes, no = _DEFINED.fullmatch(term), _NOT_DEFINED.fullmatch(term)
             if yes:
                 name = yes[1] or yes[2]
@@ -146,6 +114,21 @@ def defines_for(statement: AsmStatement) -> tuple[str, ...] | None:
             elif not _known(term):
                 return None
     return tuple(dict.fromkeys(flags))
+
+
+def _beside_arch(guard: str) -> list[str]:
+    """The -D/-U flags for the plain ``defined`` tests an arch guard joins to its arch test
+    with ``&&`` (NvCloth's ``defined(__CUDA_ARCH__) && defined(PX_PROFILE)``: -arch selects the
+    arch test, and a -D the project's macro). Its other terms are left to the target, as the
+    whole guard was; none where it is no plain conjunction (an ``||``, a negation)."""
+    flags: list[str] = []
+    for term in conjuncts(strip_parens(guard)) or ():
+        term = strip_parens(term)
+        found = _DEFINED.fullmatch(term) or _NOT_DEFINED.fullmatch(term)
+        if found is None or names_architecture(term) or _fixed(name := found[1] or found[2]):
+            continue
+        flags.append(("-U" if found.re is _NOT_DEFINED else "-D") + name)
+    return flags
 
 
 def _fixed(name: str) -> bool:
