@@ -79,6 +79,8 @@ from ptxlint.analysis.name_search import RAW_HIT_BYTES as _RAW_HIT_BYTES
 from ptxlint.analysis.name_search import SEARCH_BUDGET as _SEARCH_BUDGET
 from ptxlint.analysis.name_search import Chunks as _Chunks
 from ptxlint.analysis.name_search import token_search as _token_search
+from ptxlint.analysis.shared_makers import makes_shared_pointers as _makes_shared_pointers
+from ptxlint.analysis.shared_makers import spells_shared_makers
 from ptxlint.analysis.value_syntax import arguments as _arguments
 from ptxlint.analysis.value_syntax import array_rank as _array_rank
 from ptxlint.analysis.value_syntax import callee as _callee
@@ -736,64 +738,26 @@ class _FileFacts:
         return Value.MAYBE_SHARED if self.makes_shared_pointers() else Value.GENERIC
 
     def makes_shared_pointers(self) -> bool:
-        """Some function of the file returns ``cvta.to.shared``'s result typed as a pointer:
-        every return of it is one, or (read off the file's statements, whose instructions and
-        operands the front end reads through macros where the tree errs) it returns the
-        variable an asm statement writes with ``cvta.to.shared`` (NvCloth's ``asm("cvta.to.
-        shared." POINTER_TYPE " %0, %0;" : "+" POINTER_CONSTRAINT(ptr)); return ptr;``)."""
+        """Some function of the file returns ``cvta.to.shared``'s result typed as a pointer
+        (``shared_makers.makes_shared_pointers``)."""
         if self._makes_shared_pointers is None:
-            found = self._returns_converted()
-            for m in () if found else re.finditer(rb"cvta\.to\.shared", self.data):
-                node = self._node_at(m.start(), m.end())
-                fn = self.function_of(node) if node is not None else None
-                declarator = fn.node.child_by_field_name("declarator") if fn else None
-                if (
-                    fn is not None
-                    and declarator is not None
-                    and declarator.type == "pointer_declarator"
-                    and self._returns(fn, 1, False) is Value.SHARED
-                ):
-                    found = True
-                    break
-            self._makes_shared_pointers = found
+            self._makes_shared_pointers = _makes_shared_pointers(self)
         return self._makes_shared_pointers
 
-    def _returns_converted(self) -> bool:
-        """A function declared to return a pointer returns a variable that one of its asm
-        statements writes as the destination of ``cvta.to.shared`` (``"=l"`` or ``"+l"``)."""
-        for statement in self.statements or ():
-            if "cvta" not in statement.template.text or statement.syntax != "gnu":
-                continue
-            for instruction in statement.ptx.instructions:
-                if (
-                    instruction.opcode != "cvta"
-                    or "to" not in instruction.modifiers
-                    or not any(m.split("::")[0] == "shared" for m in instruction.modifiers)
-                    or not instruction.operands
-                ):
-                    continue
-                index = instruction.operands[0].ref
-                if index is None or index >= len(statement.operands):
-                    continue
-                operand = statement.operands[index]
-                name = operand.expression.strip()
-                if operand.role != "output" or _IDENTIFIER().fullmatch(name.encode()) is None:
-                    continue
-                start = self.parsed.to_byte(statement.span.start)
-                node = self._node_at(start, start + 1)
-                fn = self.function_of(node) if node is not None else None
-                declarator = fn.node.child_by_field_name("declarator") if fn else None
-                if (
-                    fn is not None
-                    and declarator is not None
-                    and declarator.type == "pointer_declarator"
-                    and any(
-                        r.type == "identifier" and _text(self.parsed, r) == name
-                        for r in self._returns_of(fn)
-                    )
-                ):
-                    return True
-        return False
+    def pointer_function(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The function definition around ``node`` where it returns a pointer
+        (``shared_makers.FileReader``)."""
+        fn = self.function_of(node)
+        declarator = fn.node.child_by_field_name("declarator") if fn is not None else None
+        if fn is None or declarator is None or declarator.type != "pointer_declarator":
+            return None
+        return fn.node
+
+    def returns_shared(self, function: tree_sitter.Node) -> bool:
+        return self._returns(self._function(function), 1, False) is Value.SHARED
+
+    def returned(self, function: tree_sitter.Node) -> list[tree_sitter.Node]:
+        return self._returns_of(self._function(function))
 
     def _parameter(
         self, fn: _Function, index: int, depth: int, params: bool, bound: bool = False
@@ -890,27 +854,6 @@ def _expression_node(facts: _FileFacts, operand: Operand) -> tree_sitter.Node | 
     return node
 
 
-# What a shared-window value is made of: a helper's call (``_call``) or a template's
-# ``cvta.to.shared`` (``_asm_result``, ``makes_shared_pointers``), spelled in the file itself.
-# Looked for as plain substrings (a name inside a longer word counts too: it only costs a
-# question of the value flow): a regular expression of the alternatives took 1.5 ms a file.
-_SHARED_MAKERS = (*sorted(SHARED_ADDRESS_HELPERS), "cvta.to.shared")
-# The last file asked about and whether it spells a maker: the engine lints a file's
-# statements in turn.
-_MAKERS: list[tuple[SourceFile, bool]] = []
-file_memos.register(_MAKERS.clear)
-
-
-def _spells_shared_makers(source: SourceFile) -> bool:
-    for last in _MAKERS[:1]:  # one read (threads share it): the entry, or none
-        if last[0] is source:
-            return last[1]
-    text = source.text
-    found = any(maker in text for maker in _SHARED_MAKERS)
-    _MAKERS[:] = [(source, found)]
-    return found
-
-
 def holds_shared_address(
     statement: AsmStatement,
     operand: Operand,
@@ -922,7 +865,7 @@ def holds_shared_address(
     of ``SHARED_ADDRESS_HELPERS``, ``cvta.to.shared``); a file that spells neither is answered
     by one search of its text, without following any value: over the CUDA 13 headers the
     value flow follows 60 operands instead of 1,856 (0.074 s of CPU -> 0.003 s)."""
-    if not _spells_shared_makers(statement.source):
+    if not spells_shared_makers(statement.source):
         return False
     return operand_value(statement, operand, True, parsed, file_statements) is Value.SHARED
 
