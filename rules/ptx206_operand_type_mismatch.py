@@ -74,8 +74,10 @@ copies and reductions (`cp.async.bulk`, `cp.reduce.async.bulk`), the bulk prefet
 H200 `cp.async.ca` and `cp.async.bulk` given a `cudaMalloc` buffer's address in `"r"`
 faulted with an illegal memory access where `"l"` copied every element. That `%N` is a
 finding too; `--verify` leaves it unverifiable, as it compiles (the fault shows at run time).
-The surface of `suld` and `sust` is a 64-bit handle (`.u64`, a `cudaSurfaceObject_t`): ptxas
-rejects a 32-bit or float register there ("Arguments mismatch for instruction 'sust.b'").
+The surface of `suld` and `sust` is a 64-bit handle (`.u64`, a `cudaSurfaceObject_t`), and
+so is the texture of `tex` and `tld4` (a `cudaTextureObject_t`) and their sampler: ptxas
+rejects a 32-bit or float register there ("Arguments mismatch for instruction 'sust.b'",
+'tex').
 
 The state space itself (a shared-window offset where a generic address is read) is
 PTX301's; a pointer or 64-bit value in `"r"` is PTX004's: PTX206 stays silent on both.

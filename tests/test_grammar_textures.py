@@ -122,6 +122,20 @@ def test_the_texture_is_a_64_bit_handle() -> None:
     assert issue.kind == "type" and "the texture of operand 2" in issue.message
 
 
+def test_a_sampler_of_the_wrong_type_is_reported_on_the_sampler() -> None:
+    # ptxas 13.0: "Arguments mismatch"; the closest form is the one with a sampler (an address
+    # of three parts), not the one without misspelt
+    text = (
+        "__device__ float4 f(unsigned long long t, unsigned s, float x, float y) {\n"
+        "  float4 v;\n"
+        '  asm("tex.2d.v4.f32.f32 {%0, %1, %2, %3}, [%4, %5, {%6, %7}];"\n'
+        '      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(t), "r"(s), "f"(x), "f"(y));\n'
+        "  return v;\n}\n"
+    )
+    (finding,) = lint_text(text, select=("PTX206", "PTX207"))
+    assert finding.rule == "PTX206" and finding.message.startswith("'%5' is operand 5")
+
+
 def test_a_sink_in_a_packed_half_result_is_not_judged() -> None:
     # ptxas 13.0 takes '_' in a .v4 result, not in a .v2.f16x2 one ("Result discard mode is
     # not allowed for instruction 'mov'"): that one is left unjudged

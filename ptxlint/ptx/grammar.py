@@ -632,10 +632,15 @@ def _operands_in_error(instruction: PtxInstruction, errors: list[Issue]) -> int:
 def _shape_misfits(instruction: PtxInstruction, form: Form) -> int:
     """How many of the instruction's operands are a vector or an address where ``form`` takes
     none there, or the other way round: `tcgen05.mma ... p, 16` reads as enable-input-d and an
-    out-of-range scale-input-d, not as a disable-output-lane vector written as `p`."""
+    out-of-range scale-input-d, not as a disable-output-lane vector written as `p`; or an
+    address of other comma-separated parts than the form's (`tex ... [t, s, {x, y}]` with a
+    sampler of the wrong type reads as the sampler form's, not as `[t, {x, y}]` misspelt)."""
     return sum(1 for operand, spec in zip(instruction.operands, form.operands, strict=False)
                if (operand.kind == "vector") != (spec.kind == "vec")
-               or (operand.kind == "address") != (spec.kind == "addr"))
+               or (operand.kind == "address") != (spec.kind == "addr")
+               or (spec.kind == "addr" and (spec.element is not None or spec.parts)
+                   and len(operand.parts) != (2 if spec.element is not None
+                                              else len(spec.parts))))
 
 
 def _newer_only(
