@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.analysis.function_flow import FileFlows
 from ptxlint.engine import extract_statements
 from ptxlint.frontends.cxx.function_recovery import FunctionRecovery, recovered_kernel
 from ptxlint.frontends.cxx.macros import MacroTable
@@ -131,3 +132,20 @@ def test_a_function_the_tree_lost_is_a_kernel_by_the_same_judge(
     assert recovered_kernel(parsed, found) is (words == ("__global__",))
     (statement,) = extract_statements(SourceFile("k.cu", text)).statements
     assert statement.context.function_specifiers[-1:] == words
+
+
+@pytest.mark.parametrize(("head", "kernel"), [
+    ("__global__", True), ("MY_GLOBAL", True), ("MY_KERNEL", True),
+    ("MY_DEVICE", False), ("MAYBE_GLOBAL", False),
+])
+def test_the_flow_of_a_function_the_tree_lost_is_a_kernel_by_the_same_judge(
+        head: str, kernel: bool) -> None:
+    """The protocol rules' whole-kernel checks (PTX601, PTX607, PTX609, PTX611) read the
+    function flow's ``kernel``: a recovered ``MY_GLOBAL`` function is one, as a parsed one is."""
+    text = LOST.replace("HEAD", head)
+    extracted = extract_statements(SourceFile("k.cu", text))
+    flows = FileFlows(extracted.parsed, tuple(extracted.statements), "k.cu")
+    flow = flows.function_at(extracted.parsed.to_byte(text.index("asm volatile")))
+    assert flow is not None and flow.name == "k"
+    assert flow.recovered is (head != "__global__")  # the tree keeps a spelled one
+    assert flow.kernel is kernel

@@ -59,7 +59,7 @@ from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
-from ptxlint.frontends.cxx.function_recovery import RecoveredFunction
+from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovered_kernel
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
 )
@@ -565,9 +565,9 @@ class FileFlows:
         """A function the text shows where the tree has none: its name as spelled, its block;
         its parameters and template parameters are not read (a condition on one is unknown)."""
         name = function_name(fn.name)
-        head = self.parsed.data[fn.start_byte:fn.body_byte]
         return FunctionFlow(self.parsed, body, name, fn.start_byte, body.end_byte,
-                            b"__global__" in head, frozenset(), "::" in fn.name, owner=self,
+                            recovered_kernel(self.parsed, fn), frozenset(), "::" in fn.name,
+                            owner=self,
                             recovered=True, _parameters=())
 
     def function_at(self, byte: int, follow: bool = True) -> FunctionFlow | None:
