@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ptxlint.model import Finding, Severity
+from ptxlint.model import Finding
 from ptxlint.verify import differential
 from ptxlint.verify.identity import tool_id
 from ptxlint.verify.recipes import CARRY
@@ -36,11 +36,17 @@ def plan(verifier: Verifier, finding: Finding, arch: str) -> None:
         verifier.differential[id(finding)] = (key, key)
 
 
+# what PTX107 says of a consumer, an error or (volatile keeping the pair in order) a warning;
+# its producer warning ("the carry flag 'add.cc.u32' sets is never consumed") does not
+_CONSUMER_CLAIM = "reads the carry flag"
+
+
 def verdict(verifier: Verifier, finding: Finding, arch: str) -> Verdict:
     tool = verifier.toolchain.label("nvcc")
-    if finding.severity is not Severity.ERROR:
-        return unverifiable("a carry result nothing reads compiles to the same code; the "
-                            "consumer's finding carries the evidence", arch, tool, CARRY)
+    if _CONSUMER_CLAIM not in finding.message:
+        return unverifiable("a carry result nothing in the statement reads compiles to the same "
+                            "code; where the next asm statement reads it, that consumer's "
+                            "finding carries the evidence", arch, tool, CARRY)
     planned = verifier.differential.get(id(finding), "not planned")
     if isinstance(planned, str):
         return unverifiable(planned, arch, tool, CARRY)

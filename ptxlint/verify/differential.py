@@ -21,7 +21,7 @@ from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Finding
 from ptxlint.verify import scratch
-from ptxlint.verify.asm_blocks import asm_blocks, outside_blocks
+from ptxlint.verify.asm_blocks import Block, asm_blocks, block_at, outside_blocks
 from ptxlint.verify.runner import Compile
 
 OUTPUT = "out.ptx"
@@ -176,6 +176,7 @@ def carry_judge(ptx: str, statement: AsmStatement, consumer: str, tool: str
     if pattern is None:
         return False, "the template has a macro piece: its PTX cannot be recognised"
     lines = ptx.splitlines()
+    blocks = asm_blocks(lines)
     copies = 0
     # identical templates elsewhere in the file are not this statement: keep the copies in
     # functions whose mangled name holds the statement's function (<length><name>), which
@@ -183,23 +184,23 @@ def carry_judge(ptx: str, statement: AsmStatement, consumer: str, tool: str
     # are found through the un-inlined -rdc copy of the function
     owner = function_name(statement.context.function or "")
     needle = f"{len(owner)}{owner}" if owner.isidentifier() else ""
-    for begin, block, function in _blocks(lines):
+    for begin, block, function in _blocks(lines, blocks):
         if needle and needle not in function:
             continue
         if not pattern.fullmatch(block):
             continue
         copies += 1
-        before = _before_block(lines, begin)
+        before = _before_block(lines, begin, blocks)
         if before is not None:
-            return True, (f"{tool} -O3 emits `{consumer}` with no carry producer before it on "
-                          f"its path: {before}")
+            return True, (f"{tool} -O3 emits `{consumer}` with no asm statement's carry "
+                          f"producer before it on its path: {before}")
     if not copies:
         return False, f"this statement is not in the PTX {tool} -O3 emits (not instantiated?)"
     return False, (f"not exploited by {tool} -O3 today: each of the {copies} copies of the "
                    "statement follows a '.cc' producer")
 
 
-def _blocks(lines: list[str]) -> list[tuple[int, str, str]]:
+def _blocks(lines: list[str], blocks: Sequence[Block]) -> list[tuple[int, str, str]]:
     """(0-based line of `// begin inline asm`, the block's text, the PTX function it is in)."""
     headers: list[tuple[int, str]] = []  # (line, name) of each function header, in order
     for n, line in enumerate(lines):
@@ -207,17 +208,18 @@ def _blocks(lines: list[str]) -> list[tuple[int, str, str]]:
         if header:
             headers.append((n, header.group(1)))
     out = []
-    for block in asm_blocks(lines):
+    for block in blocks:
         begin = block.begin - 1
         at = bisect.bisect_left(headers, (begin, "")) - 1
         out.append((begin, block.text, headers[at][1] if at >= 0 else ""))
     return out
 
 
-def _before_block(lines: list[str], begin: int) -> str | None:
+def _before_block(lines: list[str], begin: int, blocks: Sequence[Block]) -> str | None:
     """What precedes the asm block starting at line ``begin`` on its path, when it is not a
-    carry producer: a label (a join), the function entry; ``None`` when a producer comes
-    first."""
+    carry producer of an asm statement (``blocks``): a label (a join), the function entry, a
+    producer nvcc emitted for the C++ code between (a 128-bit addition's ``add.cc.s64``, whose
+    carry the consumer then reads); ``None`` when an asm's producer comes first."""
     last = ""
     for n in range(begin - 1, -1, -1):
         line = lines[n].split("//", 1)[0].strip()
@@ -230,7 +232,10 @@ def _before_block(lines: list[str], begin: int) -> str | None:
             return f"it follows the label `{line}`, a join of several paths" + (
                 f", then `{last}`" if last else "")
         if _CARRY_PRODUCER.match(line):
-            return None
+            if block_at(blocks, n + 1) is not None:
+                return None
+            return (f"the carry it reads is the one `{line}` sets, which nvcc emitted for the "
+                    "C++ code before it")
         if not last:
             last = line
     return "no carry producer precedes it"
