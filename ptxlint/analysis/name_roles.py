@@ -1,7 +1,10 @@
 """What a name's occurrences in a file make of it, read off the file's tree: the functions it
 names the definitions of, the calls that call it, and whether it is an array declared at
-namespace scope. Value flow (``value_flow``) reads a helper's ``return`` statements through the
-definitions, a parameter's value through the calls, and an array's name as a generic address.
+namespace scope; and, spelt as a class member (a ``field_identifier``), the member functions
+defined in a class's body under that name and the calls through an object (``o.f(x)``,
+``p->f(x)``, ``this->f(x)``, ``o.template f<N>(x)``). Value flow (``value_flow``) reads a
+helper's ``return`` statements through the definitions, a parameter's value through the calls,
+and an array's name as a generic address.
 
 A name's occurrences are found by one search of the file's bytes (``FileReader.offsets``, value
 flow's searches), and each is read once, when the name is first asked about (kept per file and
@@ -48,6 +51,10 @@ class Roles(NamedTuple):
     calls: list[tree_sitter.Node]  # the call expressions that call it by that name
     file_array: bool  # an array declared at namespace scope (``extern __shared__ char s[];``)
     array_rank: int  # its fewest dimensions (``value_syntax.array_rank``), 0 when none
+    # member functions defined in a class's body whose name is a field_identifier (a member
+    # function template's is an identifier there: one of ``definitions``)
+    methods: list[tree_sitter.Node]
+    member_calls: list[tree_sitter.Node]  # `o.f(x)`, `p->f(x)`, `this->f(x)`
 
 
 def _is_own(definition: tree_sitter.Node, declarator: tree_sitter.Node) -> bool:
@@ -71,8 +78,8 @@ class NameRoles:
         return found
 
     def _named(self, name: str) -> list[tree_sitter.Node]:
-        """Identifier nodes spelled ``name`` anywhere in the file: its occurrences neither
-        preceded nor followed by a word character or ``$``."""
+        """Identifier and field identifier nodes spelled ``name`` anywhere in the file: its
+        occurrences neither preceded nor followed by a word character or ``$``."""
         encoded = name.encode()
         data = self.reader.data
         if IDENTIFIER().fullmatch(encoded) is None:  # not a token of the index: search for it
@@ -91,7 +98,11 @@ class NameRoles:
         out = []
         for start in starts:
             node = self.reader.node_at(start, start + len(encoded))
-            if node is not None and node.type == "identifier" and node.parent is not None:
+            if (
+                node is not None
+                and node.type in ("identifier", "field_identifier")
+                and node.parent is not None
+            ):
                 out.append(node)
         return out
 
@@ -100,8 +111,13 @@ class NameRoles:
         sites: list[tree_sitter.Node] = []
         arrays = False
         rank = 0
+        methods: list[tree_sitter.Node] = []
+        member_calls: list[tree_sitter.Node] = []
         parsed = self.reader.parsed
         for node in self._named(name):
+            if node.type == "field_identifier":
+                self._member(node, methods, member_calls)
+                continue
             current = node.parent
             while current is not None and current.type in (
                 "qualified_identifier",
@@ -135,4 +151,39 @@ class NameRoles:
                     dims = array_rank(node)
                     rank = dims if not arrays else min(rank, dims)
                     arrays = True
-        return Roles(definitions, sites, arrays, rank)
+        return Roles(definitions, sites, arrays, rank, methods, member_calls)
+
+    @staticmethod
+    def _member(
+        node: tree_sitter.Node, methods: list[tree_sitter.Node], calls: list[tree_sitter.Node]
+    ) -> None:
+        """Field identifier ``node`` as the name of a member function defined in its class's
+        body (added to ``methods``) or the member a call calls (added to ``calls``)."""
+        parent = node.parent
+        if parent is None:
+            return
+        if parent.type == "function_declarator":
+            definition = parent.parent
+            while definition is not None and definition.type.endswith("declarator"):
+                definition = definition.parent  # `T& f()`
+            if (
+                definition is not None
+                and definition.type == "function_definition"
+                and _is_own(definition, parent)
+            ):
+                methods.append(definition)
+            return
+        field: tree_sitter.Node | None = parent
+        if parent.type == "template_method":  # `o.f<N>(x)`, `o.template f<N>(x)`
+            if parent.child_by_field_name("name") != node:
+                return
+            field = parent.parent
+            if field is not None and field.type == "dependent_name":
+                field = field.parent
+        elif parent.type != "field_expression" or parent.child_by_field_name("field") != node:
+            return
+        call = field.parent if field is not None and field.type == "field_expression" else None
+        if call is not None and call.type == "call_expression" and (
+            call.child_by_field_name("function") == field
+        ):
+            calls.append(call)

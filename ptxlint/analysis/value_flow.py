@@ -12,6 +12,7 @@ parameter. This module follows values that far, one call level deep:
   clears only low bits (``address_masks``);
 * a call to a same-file function has the value all its ``return`` statements agree on;
 * a parameter has the value all the file's call sites pass for it (when there is at least one);
+  a member function's, all the calls that may reach it (``method_calls``);
 * a data member of the function's class (``m``, ``this->m``) has the value every place that may
   give it one agrees on (``member_values``);
 * ``&r`` of a reference is the address of what it was bound to (``&*p`` is ``p``);
@@ -72,7 +73,8 @@ from ptxlint import file_memos
 from ptxlint.analysis.address_masks import CASTS as _CASTS
 from ptxlint.analysis.address_masks import INT64 as _INT64
 from ptxlint.analysis.address_masks import clears_only_low_bits
-from ptxlint.analysis.member_values import Members
+from ptxlint.analysis.member_values import Members, class_of
+from ptxlint.analysis.method_calls import MethodCalls
 from ptxlint.analysis.name_roles import NameRoles
 from ptxlint.analysis.name_search import IDENTIFIER as _IDENTIFIER
 from ptxlint.analysis.name_search import RAW_HIT_BYTES as _RAW_HIT_BYTES
@@ -192,7 +194,9 @@ class _FileFacts:
         self._searched = 0  # what the searches without it cost so far, in bytes
         self._names = NameRoles(self)  # a name's definitions, call sites, file arrays
         self._definitions: dict[str, list[_Function]] = {}
-        self._calls: dict[str, list[tuple[tree_sitter.Node, _Function]]] = {}  # with callers
+        # with their callers, by callee name and whether through an object
+        self._calls: dict[tuple[str, bool], list[tuple[tree_sitter.Node, _Function]]] = {}
+        self._method_calls: MethodCalls | None = None
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
         self._makes_shared_pointers: bool | None = None
@@ -428,18 +432,25 @@ class _FileFacts:
             ]
         return found
 
-    def calls(self, name: str) -> list[tuple[tree_sitter.Node, _Function]]:
-        """The calls of ``name`` inside functions, with their caller. Only a parameter's value
-        asks for the callers (a climb per call site), so ``name_roles`` leaves them out."""
-        found = self._calls.get(name)
+    def calls(self, name: str, members: bool = False) -> list[tuple[tree_sitter.Node, _Function]]:
+        """The calls of ``name`` inside functions, with their caller (with ``members``, the
+        calls through an object, ``o.name(x)``). Only a parameter's value asks for the callers
+        (a climb per call site), so ``name_roles`` leaves them out."""
+        found = self._calls.get((name, members))
         if found is None:
             found = []
-            for site in self._names.of(name).calls:
+            roles = self._names.of(name)
+            for site in roles.member_calls if members else roles.calls:
                 caller = self.function_of(site)
                 if caller is not None:
                     found.append((site, caller))
-            self._calls[name] = found
+            self._calls[(name, members)] = found
         return found
+
+    def methods(self, name: str) -> list[_Function]:
+        """The member functions named ``name`` defined in a class's body (a member function
+        template's are among ``definitions``)."""
+        return [self._function(d) for d in self._names.of(name).methods]
 
     def file_array(self, name: str) -> bool:
         """``name`` is an array declared at namespace scope (``extern __shared__ char s[];``)."""
@@ -766,14 +777,31 @@ class _FileFacts:
         ``bound``, the address of what each binds the reference parameter to."""
         if fn.name is None or depth >= _MAX_DEPTH:
             return None
+        cls = class_of(self.parsed, fn.node)
         overloads = [f for f in self.definitions(fn.name) if len(f.params) == len(fn.params)]
-        if len(overloads) != 1:
-            return None  # cannot tell which overload a call picks
         sites = [
             (call, caller)
             for call, caller in self.calls(fn.name)
             if len(_arguments(call)) == len(fn.params)
         ]
+        if cls is not None:  # a member function: its class's overloads, the calls that may
+            # reach it (``method_calls``), through an object too
+            named = (*self.definitions(fn.name), *self.methods(fn.name))
+            defining = {class_of(self.parsed, f.node) or "" for f in named}
+            overloads = [
+                f for f in named
+                if len(f.params) == len(fn.params) and class_of(self.parsed, f.node) == cls
+            ]
+            if self._method_calls is None:
+                self._method_calls = MethodCalls(self.parsed)
+            sites = [
+                (call, caller)
+                for call, caller in (*sites, *self.calls(fn.name, members=True))
+                if len(_arguments(call)) == len(fn.params)
+                and self._method_calls.may_call(cls, call, caller.node, defining)
+            ]
+        if len(overloads) != 1:
+            return None  # cannot tell which overload a call picks
         if not sites:
             return None
         passed = self._address_of if bound else self.value

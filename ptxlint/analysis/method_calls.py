@@ -1,0 +1,64 @@
+"""Which of a file's calls of a name may call a member function of a given class: the call
+sites value flow (``value_flow``) reads a member function's parameter through, as it reads a
+free function's through every call of its name.
+
+By C++'s rules ([class.member.lookup], [basic.lookup.unqual]):
+
+* ``o.f(x)``, ``p->f(x)``, ``this->f(x)`` call ``f`` of the object's class, or of a base of it
+  where the class has none: a call whose object is read as another class's that defines ``f``
+  itself (``call_classes``: a variable's declared type, ``this`` the calling method's class,
+  through the function's aliases) calls that class's; one whose object's class is not read (a
+  data member, a call's result), is a template parameter or a class defining no ``f`` (one
+  derived from the class, one of another file) may call this one;
+* ``C::f(x)`` calls ``C``'s, read the same way (a namespace defines no member function);
+* a plain ``f(x)`` finds a member function only from inside a member function: its own
+  class's ``f`` where that class has one (it hides a base's), else maybe a base's; outside any
+  class it calls a free function.
+
+A call that may reach the member function counts, whatever else it may reach: its argument may
+be what the parameter holds.
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from ptxlint.analysis.call_classes import CallClasses
+from ptxlint.analysis.member_values import class_of
+from ptxlint.frontends.syntax_tree import ParsedSource
+
+__all__ = ["MethodCalls"]
+
+
+class MethodCalls:
+    """One file's reading of which calls may reach a class's member function; each calling
+    function's classes read once, when first asked."""
+
+    def __init__(self, parsed: ParsedSource) -> None:
+        self.parsed = parsed
+        self._classes: dict[int, CallClasses] = {}
+
+    def may_call(
+        self, cls: str, call: tree_sitter.Node, caller: tree_sitter.Node, defining: set[str]
+    ) -> bool:
+        """Call expression ``call``, in function definition ``caller``, may call a member
+        function of class ``cls`` of the name it calls; ``defining``: the classes the file
+        defines a member function of that name in."""
+        function = call.child_by_field_name("function")
+        if function is None:
+            return False
+        own = class_of(self.parsed, caller)
+        if function.type == "field_expression":
+            form = "member"
+        elif function.type == "qualified_identifier":
+            form = "qualified"
+        else:  # `f(x)`, `f<N>(x)`: a member only from a member function's scope
+            return own is not None and (own == cls or own not in defining)
+        classes = self._classes.get(caller.id)
+        if classes is None:
+            classes = self._classes[caller.id] = CallClasses(self.parsed, caller, own or "")
+        read = classes.of_call(call.start_byte, call.end_byte, form)
+        # another class that defines the name calls its own (it hides a base's); a class that
+        # does not (a derived class, a template parameter, an alias, one of another file) or
+        # one not read may call this one
+        return read == cls or read not in defining
