@@ -200,7 +200,8 @@ def carry_judge(ptx: str, statement: AsmStatement, consumer: str, tool: str
                    "statement follows a '.cc' producer")
 
 
-def _blocks(lines: list[str], blocks: Sequence[Block]) -> list[tuple[int, str, str]]:
+def _blocks(lines: list[str], blocks: Sequence[Block] | None = None
+            ) -> list[tuple[int, str, str]]:
     """(0-based line of `// begin inline asm`, the block's text, the PTX function it is in)."""
     headers: list[tuple[int, str]] = []  # (line, name) of each function header, in order
     for n, line in enumerate(lines):
@@ -208,7 +209,7 @@ def _blocks(lines: list[str], blocks: Sequence[Block]) -> list[tuple[int, str, s
         if header:
             headers.append((n, header.group(1)))
     out = []
-    for block in blocks:
+    for block in asm_blocks(lines) if blocks is None else blocks:
         begin = block.begin - 1
         at = bisect.bisect_left(headers, (begin, "")) - 1
         out.append((begin, block.text, headers[at][1] if at >= 0 else ""))
