@@ -29,10 +29,12 @@ class Mapped(NamedTuple):
     diagnostic: Diagnostic
 
 
-def ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome) -> list[Mapped]:
+def ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome,
+               warnings: bool = False) -> list[Mapped]:
+    """ptxas's errors on the probe (``warnings``: its warnings instead), each mapped back."""
     out = []
     for diag in parse(outcome.messages):
-        if not diag.is_error:
+        if diag.is_error is warnings:
             continue
         where = probe.source_span(diag.line) if diag.line else None
         if where is None:

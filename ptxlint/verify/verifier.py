@@ -397,6 +397,7 @@ class Verifier:
         if wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
             return self._whole_file_verdict(finding, recipe, arch)
         heard: list[Diagnostic] = []
+        warned: list[Diagnostic] = []  # ptxas's warnings on the statement: not a clean compile
         reasons: list[str] = []
         tools: list[str] = []
         archs = [arch]
@@ -448,6 +449,9 @@ class Verifier:
                         return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
                                        quote(match) + note, PTX)
                     heard.extend(errors)
+                    warned.extend(m.diagnostic for m in ptx_errors(probe, outcome, True)
+                                  if m.diagnostic.line  # a lineless one is the module's
+                                  and key_of(m.statement) == key_of(statement))
         if CU in recipe.probes:
             job_key = self.plan.cu.get(key_of(statement))
             if job_key is None:
@@ -473,14 +477,17 @@ class Verifier:
         # the verdict's line names the tool and the first target: the evidence names the
         # other targets only ("unverifiable by ptxas 13.0 for sm_90: compiles cleanly")
         also = f" (also for {', '.join(archs[1:])})" if len(archs) > 1 else ""
+        # what ptxas said while accepting it: "Vector Type not specified properly" for
+        # ld.global.u64.v2 is a warning, and the compile is then not clean
+        clean = f"compiles with a warning ({quote(warned[0])})" if warned else "compiles cleanly"
         if not recipe.refutable:
-            return unverifiable(f"compiles cleanly{also}: {recipe.why_clean}",
-                                archs[0], tool, method)
+            return unverifiable(f"{clean}{also}: {recipe.why_clean}", archs[0], tool, method)
         if finding.severity is not Severity.ERROR:
-            return unverifiable(f"compiles cleanly{also}: the claim is about the documented "
-                                "contract or another target", archs[0], tool, method)
+            return unverifiable(f"{clean}{also}: the claim is about the documented contract or "
+                                "another target", archs[0], tool, method)
         return Verdict(REFUTED, tool, archs[0], f"accepts the statement{also}"
-                       + (" (placed twice)" if PTX in recipe.probes else ""), method)
+                       + (" (placed twice)" if PTX in recipe.probes else "")
+                       + (f", with a warning ({quote(warned[0])})" if warned else ""), method)
 
     def _triton_verdict(self, finding: Finding, recipe: Recipe) -> Verdict:
         planned = self.triton.get(id(finding), "not planned")
