@@ -177,3 +177,34 @@ __device__ float *to_shared(float *p) {
     found = _ptx301(maker + _text())
     assert "&buf_[i]" not in found and "&this->buf_[i]" not in found
     assert found["&tile[i]"] == ("warning", True)
+
+
+_ROWS = """\
+__shared__ float tile[4][64];
+__device__ float rows_of(int i) {
+  float v;
+  const float (*rows)[64] = %s;
+  asm volatile("ld.shared.f32 %%0, [%%1];" : "=f"(v) : "l"(rows));
+  return v;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("initializer", "kind"),
+    [
+        ("reinterpret_cast<const float (*)[64]>(__cvta_generic_to_shared(tile))", Value.POINTER),
+        ("tile", Value.GENERIC),
+    ],
+)
+def test_a_pointer_to_an_array_holds_its_initializers_value(
+    initializer: str, kind: Value | None
+) -> None:
+    """``T (*p)[64]`` declares a pointer (to an array), not an array: its value is what it is
+    initialized with (a shared-window address cast to a type value flow does not read: a
+    pointer of unknown origin, never the generic address of an array, whose conversion PTX301
+    offered as a safe fix)."""
+    text = _ROWS % initializer
+    assert _values(text) == {"rows": kind}
+    # flagged either way (a pointer in a shared access), the fix safe only where proven
+    assert _ptx301(text) == {"rows": ("warning", kind is Value.GENERIC)}

@@ -361,9 +361,10 @@ class _FileFacts:
                 fn.declared.add(name)
                 if parent.type == "reference_declarator":
                     fn.declared_references.add(name)
-                if is_array:
+                # `T (*p)[4]` declares a pointer (to an array): its value is its initializer's
+                rank = _array_rank(node) if is_array else 0
+                if rank:
                     assigned.append(_ARRAY)
-                    rank = _array_rank(node)
                     fn.array_ranks[name] = min(rank, fn.array_ranks.get(name, rank))
                 elif declared.type == "init_declarator":
                     value = declared.child_by_field_name("value")
