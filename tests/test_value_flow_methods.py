@@ -107,6 +107,11 @@ def test_a_member_functions_generic_argument_is_flagged_with_a_safe_fix() -> Non
         # an object whose class is not read (a template parameter's) may be a Loader
         "}\ntemplate <typename T> __device__ float use(T &t) {\n"
         "  return t.load(&tile[4]);\n",
+        # ... a data member's (its class not read), beside a free function of the name
+        "}\n__device__ float load(const float *p) { return *p; }\n"
+        "struct Holder {\n  Loader l_;\n"
+        "  __device__ float use() { return l_.load(&tile[4]); }\n"
+        "};\n__device__ void unused() {\n",
         # ... an object of a class derived from it that defines no `load` of its own
         "}\nstruct Derived : Loader {};\n__device__ float use(Derived &d) {\n"
         "  return d.load(&tile[4]);\n",
@@ -115,7 +120,7 @@ def test_a_member_functions_generic_argument_is_flagged_with_a_safe_fix() -> Non
         "  __device__ float use() { return Loader::load(&tile[4]); }\n"
         "};\n__device__ void unused() {\n",
     ],
-    ids=["template", "derived", "qualified"],
+    ids=["template", "data-member", "derived", "qualified"],
 )
 def test_a_call_that_may_reach_the_member_function_counts(more: str) -> None:
     """Besides the calls passing shared-window pointers, one passes a generic pointer through

@@ -43,7 +43,7 @@ class MethodCalls:
     ) -> bool:
         """Call expression ``call``, in function definition ``caller``, may call a member
         function of class ``cls`` of the name it calls; ``defining``: the classes the file
-        defines a member function of that name in."""
+        defines a member function of that name in ("" for a free function)."""
         function = call.child_by_field_name("function")
         if function is None:
             return False
@@ -61,4 +61,4 @@ class MethodCalls:
         # another class that defines the name calls its own (it hides a base's); a class that
         # does not (a derived class, a template parameter, an alias, one of another file) or
         # one not read may call this one
-        return read == cls or read not in defining
+        return read in ("", cls) or read not in defining
