@@ -86,8 +86,9 @@ Values are followed through the file's own functions, one call level deep
 call site passes for a parameter; a member function's parameter, what every call that may reach
 it passes (`o.f(x)` and `p->f(x)` of an object of its class, of a class derived from it or of
 one not read, such as a template parameter's; `this->f(x)`, a plain `f(x)` in a member function,
-`C::f(x)`; not a call through an object of another class that defines an `f` of its own).
-A class's data member, used in a member function (`m`,
+`C::f(x)`; not a call through an object of another class that defines an `f` of its own). A
+call inside a lambda, whose names value flow does not read, may pass anything: the parameter is
+then unknown. A class's data member, used in a member function (`m`,
 `this->m`), holds what every place that may give it a value agrees on
 (`analysis/member_values.py`): its default member initializer or a constructor's mem-initializer,
 what a constructor's body assigns it last (`ptr_(p) { asm("cvta.to.shared.u64 %0, %0;" :

@@ -141,3 +141,28 @@ def test_another_classs_member_function_of_the_name_is_not_a_call_of_it() -> Non
     assert values["p"] is Value.GENERIC  # the last statement read: Other::load's
     found = _ptx301(text)
     assert found == {"addr": ("error", None), "p": ("warning", True)}
+
+
+_LAMBDA = """\
+__shared__ float tile[64];
+__device__ float load(const float *p) {
+  float v;
+  asm volatile("ld.shared.f32 %%0, [%%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+__global__ void k(float *out) {
+  out[0] = load(%s);
+  auto again = [&](int i) { return load(%s); };
+  out[1] = again(1);
+}
+"""
+
+
+def test_a_call_in_a_lambda_may_pass_anything() -> None:
+    """Value flow does not read a lambda's names: a call of the helper inside one may pass
+    anything, so the kernel's generic argument no longer proves the parameter generic (the
+    lambda passes a shared-window pointer: converting again would be wrong)."""
+    shared = "reinterpret_cast<const float *>(__cvta_generic_to_shared(&tile[i]))"
+    text = _LAMBDA % ("&tile[0]", shared)
+    assert _values(text) == {"p": Value.POINTER}
+    assert _ptx301(text) == {"p": ("warning", False)}

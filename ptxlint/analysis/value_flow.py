@@ -12,7 +12,8 @@ parameter. This module follows values that far, one call level deep:
   clears only low bits (``address_masks``);
 * a call to a same-file function has the value all its ``return`` statements agree on;
 * a parameter has the value all the file's call sites pass for it (when there is at least one);
-  a member function's, all the calls that may reach it (``method_calls``);
+  a member function's, all the calls that may reach it (``method_calls``); a call in a lambda
+  may pass anything (its names are not read);
 * a data member of the function's class (``m``, ``this->m``) has the value every place that may
   give it one agrees on (``member_values``);
 * ``&r`` of a reference is the address of what it was bound to (``&*p`` is ``p``);
@@ -197,6 +198,7 @@ class _FileFacts:
         # with their callers, by callee name and whether through an object
         self._calls: dict[tuple[str, bool], list[tuple[tree_sitter.Node, _Function]]] = {}
         self._method_calls: MethodCalls | None = None
+        self._outside: dict[tuple[str, bool], list[tree_sitter.Node]] = {}  # (``calls``)
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
         self._makes_shared_pointers: bool | None = None
@@ -440,13 +442,23 @@ class _FileFacts:
         found = self._calls.get((name, members))
         if found is None:
             found = []
+            outside = []
             roles = self._names.of(name)
             for site in roles.member_calls if members else roles.calls:
                 caller = self.function_of(site)
                 if caller is not None:
                     found.append((site, caller))
+                else:
+                    outside.append(site)
             self._calls[(name, members)] = found
+            self._outside[(name, members)] = outside
         return found
+
+    def calls_outside(self, name: str, members: bool = False) -> list[tree_sitter.Node]:
+        """The calls of ``name`` in no function definition's own body: in a lambda, whose
+        names value flow does not read, or at namespace scope (an initializer)."""
+        self.calls(name, members)
+        return self._outside[(name, members)]
 
     def methods(self, name: str) -> list[_Function]:
         """The member functions named ``name`` defined in a class's body (a member function
@@ -785,6 +797,12 @@ class _FileFacts:
             for call, caller in self.calls(fn.name)
             if len(_arguments(call)) == len(fn.params)
         ]
+        # a call whose argument value flow cannot read (in a lambda) may pass anything
+        unread = any(
+            len(_arguments(call)) == len(fn.params)
+            for members in ((False, True) if cls is not None else (False,))
+            for call in self.calls_outside(fn.name, members)
+        )
         if cls is not None:  # a member function: its class's overloads, the calls that may
             # reach it (``method_calls``), through an object too
             named = (*self.definitions(fn.name), *self.methods(fn.name))
@@ -809,6 +827,8 @@ class _FileFacts:
         found = {
             passed(_arguments(call)[index], caller, depth + 1, params) for call, caller in sites
         }
+        if unread:
+            found.add(None)
         if len(found) == 1:
             return found.pop()
         # Callers disagree: when one of them passes a plain pointer, so may the parameter hold.
