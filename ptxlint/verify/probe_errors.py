@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ptxlint.model import AsmStatement, Span
+from ptxlint.model import AsmStatement, Finding, Span
 from ptxlint.verify import ptx_probe, scratch, whole_file
 from ptxlint.verify.diagnostics import Diagnostic, parse
 from ptxlint.verify.runner import Outcome
@@ -27,6 +27,8 @@ class Mapped(NamedTuple):
     statement: AsmStatement
     span: Span
     diagnostic: Diagnostic
+    # the template offset of the line ptxas named; None for a line the probe wrote or none
+    offset: int | None = None
 
 
 def ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome,
@@ -42,8 +44,38 @@ def ptx_errors(probe: ptx_probe.PtxProbe, outcome: Outcome,
             first = probe.statements[0]
             out.append(Mapped(first, first.span, diag))
         else:
-            out.append(Mapped(where[0], where[1], diag))
+            origin = probe.line_origin[diag.line]
+            out.append(Mapped(where[0], where[1], diag, origin[1] if origin else None))
     return out
+
+
+def finding_lines(finding: Finding) -> tuple[int, int] | None:
+    """The template offsets [start, end) of the lines that hold the PTX instruction, directive
+    or label the finding's span starts in: ptxas's words about that item name one of them (an
+    instruction over several lines, a vector operand per line, is named by any). None where no
+    item holds the span (a finding on the operand list), or the finding has no statement."""
+    statement = finding.statement
+    if statement is None:
+        return None
+    template, ptx, at = statement.template, statement.ptx, finding.span.start
+    items: list[tuple[int, int]] = [(i.start, i.end) for i in ptx.instructions]
+    items += [(d.start, d.end) for d in ptx.directives]
+    items += [(label.start, label.end) for label in ptx.labels]
+    for start, end in items:
+        span = template.source_span(start, max(end, start + 1))
+        if span.start <= at < span.end:
+            text = template.text
+            stop = text.find("\n", max(end - 1, start))
+            return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
+    return None
+
+
+def on_lines(mapped: Mapped, lines: tuple[int, int] | None) -> bool:
+    """Whether ptxas's message is about ``lines`` (``finding_lines``): a message on another
+    line of the statement is about another instruction, and after a fatal one (a parse error)
+    ptxas reads no further, so it says nothing of the lines after. A message on no line of the
+    template (the module's, a line the probe wrote) may be about any."""
+    return lines is None or mapped.offset is None or lines[0] <= mapped.offset < lines[1]
 
 
 def cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnostic], list[str]]:

@@ -53,6 +53,10 @@ class Recipe:
     # the finding then stays unverifiable with why_clean instead of being refuted
     refutable: bool = True
     why_clean: str = ""
+    # ptxas names the finding's own lines in the words that confirm it (verify.probe_errors.
+    # finding_lines); False where it notices the defect later: a missing ';' at the next
+    # instruction, an unbalanced brace at the end
+    own_lines: bool = True
 
 
 def _p(pattern: str) -> re.Pattern[str]:
@@ -93,7 +97,8 @@ RECIPES: dict[str, Recipe] = {
                                        "shows the clash"),
     "PTX201": Recipe((PTX,), _p(r"Duplicate definition of variable")),
     "PTX202": Recipe((PTX,), _p(r"Duplicate definition of label")),
-    "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced")),
+    "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced"),
+                     own_lines=False),
     # ptxas words a modifier combination it rejects as a type the operation requires ("Operation
     # .and requires .b32 or .b64 type for instruction 'atom'") or a modifier that must be another
     # when one is given (".dtype must be '.f32' when .ctype is '.f32' for 'mma' ..."); its
@@ -103,7 +108,8 @@ RECIPES: dict[str, Recipe] = {
                                 r"not supported|Unexpected|does not apply|cannot be|required|"
                                 r"Mismatch between|Incorrect type|requires \S+ (?:or \S+ )?type|"
                                 r"requires '[^']*' type|must be '[^']*' when")),
-    "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch")),
+    "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch"),
+                     own_lines=False),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
                                 r"Incompatible elements|Predicate expression expected|"
                                 r"Predicate output expected")),

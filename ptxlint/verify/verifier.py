@@ -63,8 +63,10 @@ from ptxlint.verify.plan import (
 from ptxlint.verify.probe_errors import (
     Mapped,
     cu_errors,
+    finding_lines,
     last_error,
     on_chosen_line,
+    on_lines,
     ptx_errors,
     quote,
 )
@@ -404,6 +406,8 @@ class Verifier:
         if PTX in recipe.probes and recipe.arch_sensitive:
             archs = self._named_archs(finding) or [arch]
         if PTX in recipe.probes:
+            # the lines ptxas's words about the finding name
+            lines = finding_lines(finding) if recipe.own_lines else None
             for at in archs:
                 planned = self.plan.ptx.get((key_of(statement), at))
                 if not isinstance(planned, tuple):
@@ -443,8 +447,9 @@ class Verifier:
                                 statement, guessed[0] if guessed else None))
                         errors = [d for d in errors if d not in guessed]
                         note = stand_ins.value_free_note(statement)
-                    match = next((d for d in errors if recipe.agrees and recipe.agrees.search(
-                        d.message)), None)
+                    own = {id(m.diagnostic) for m in everyone if on_lines(m, lines)}
+                    match = next((d for d in errors if id(d) in own and recipe.agrees
+                                  and recipe.agrees.search(d.message)), None)
                     if match is not None:
                         return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
                                        quote(match) + note, PTX)
