@@ -99,7 +99,8 @@ is unknown, as a local given both kinds is: a pointer member then reads as a poi
 origin. The address of a reference (`&ref`) is that of what the calls bind it to: a variable's,
 or `p`'s own value where it is bound to `*p` or `p[i]`. An element's or a member's address
 (`&p[i]`, `p + i`, `&p->m`, `&s.buf[i]`, `&grid[1][i]`) is its base's plus an offset, in the
-base's window: a shared-window address where `p` holds one (`&p[i]` of a pointer made with
+base's window (and a local stepped by `p = p + i`, `p = &p[i]` or `p += i` keeps its kind): a
+shared-window address where `p` holds one (`&p[i]` of a pointer made with
 `__cvta_generic_to_shared`, or of a member its constructor converts with `cvta.to.shared`),
 generic where the base is a variable or array (a data member's base is `this`, generic but in
 a file that makes shared-window pointers, as a parameter is), unknown where the base's kind is

@@ -208,3 +208,40 @@ def test_a_pointer_to_an_array_holds_its_initializers_value(
     assert _values(text) == {"rows": kind}
     # flagged either way (a pointer in a shared access), the fix safe only where proven
     assert _ptx301(text) == {"rows": ("warning", kind is Value.GENERIC)}
+
+
+_STEPPED = """\
+#include <cstdint>
+__shared__ float tile[64];
+__device__ float stepped(int i) {
+  float v;
+  float *p = %s;
+  p = p + 4;
+  p = reinterpret_cast<float *>(reinterpret_cast<uintptr_t>(p) + 8);
+  p = &p[i];
+  asm volatile("%s.f32 %%0, [%%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("initializer", "kind", "opcode", "finding"),
+    [
+        (
+            "reinterpret_cast<float *>(__cvta_generic_to_shared(tile))",
+            Value.SHARED, "ld.global", ("error", None),
+        ),
+        ("reinterpret_cast<float *>(__cvta_generic_to_shared(tile))", Value.SHARED, "ld.shared",
+         None),
+        ("tile", Value.GENERIC, "ld.shared", ("warning", True)),
+    ],
+)
+def test_a_pointer_stepped_by_assignment_keeps_its_kind(
+    initializer: str, kind: Value, opcode: str, finding: tuple[str, bool | None] | None
+) -> None:
+    """``p = p + 4``, ``p = (T*)((uintptr_t)p + 8)``, ``p = &p[i]`` add an offset, as ``p += 4``
+    does: ``p`` keeps the kind its initializer gives (they read ``p`` itself, which was unknown)."""
+    text = _STEPPED % (initializer, opcode)
+    assert _values(text) == {"p": kind}
+    assert _ptx301(text) == ({"p": finding} if finding is not None else {})

@@ -7,7 +7,8 @@ though it happens to equal one on today's GPUs)? The answer often lies outside t
 in a local variable, in a helper's return value, in the arguments every caller passes for a
 parameter. This module follows values that far, one call level deep:
 
-* a local's value is what every assignment in the function gives it (``+=``/``-=`` keep it);
+* a local's value is what every assignment in the function gives it (``+=``/``-=`` keep it, and
+  so does ``p = p + i``, ``p = &p[i]``: ``value_syntax.offsets_itself``);
 * an address aligned down (``p & -16``, ``p & ~uintptr_t(15)``) keeps its kind: the mask
   clears only low bits (``address_masks``);
 * a call to a same-file function has the value all its ``return`` statements agree on;
@@ -89,6 +90,7 @@ from ptxlint.analysis.value_syntax import array_rank as _array_rank
 from ptxlint.analysis.value_syntax import callee as _callee
 from ptxlint.analysis.value_syntax import declaring_declarator as _declared
 from ptxlint.analysis.value_syntax import name_of_declarator as _name_of_declarator
+from ptxlint.analysis.value_syntax import offsets_itself as _offsets_itself
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     ancestors_of,
@@ -382,7 +384,8 @@ class _FileFacts:
                 operator = op.type if op is not None else "="
                 right = parent.child_by_field_name("right")
                 if operator == "=" and right is not None:
-                    assigned.append(right)
+                    # `p = p + i`, `p = &p[i]`: an offset keeps the kind, as `p += i` does
+                    assigned.append(_KEEP if _offsets_itself(self.parsed, right, name) else right)
                 else:
                     assigned.append(_KEEP if operator in ("+=", "-=") else _UNKNOWN)
             elif kind == "update_expression":

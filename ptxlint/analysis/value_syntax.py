@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import tree_sitter
 
+from ptxlint.analysis.address_masks import CASTS, INT64
 from ptxlint.frontends.syntax_tree import ParsedSource
 
-__all__ = ["arguments", "array_rank", "callee", "declaring_declarator", "name_of_declarator"]
+__all__ = [
+    "arguments", "array_rank", "callee", "declaring_declarator", "name_of_declarator",
+    "offsets_itself",
+]
 
 
 def name_of_declarator(
@@ -112,3 +116,49 @@ def callee(
 def arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     args = node.child_by_field_name("arguments")
     return list(args.named_children) if args is not None else []
+
+
+def offsets_itself(parsed: ParsedSource, node: tree_sitter.Node, name: str) -> bool:
+    """Expression ``node`` is variable ``name`` plus an offset: ``p + i``, ``i + p``, ``p - i``,
+    ``&p[i]``, through parentheses, pointer casts and casts to a 64-bit integer
+    (``(T*)((char*)p + n)``, ``reinterpret_cast<uintptr_t>(p) + n``), none of which moves an
+    address out of its window; not through a 32-bit cast, which truncates it."""
+    while True:
+        kind = node.type
+        inner: tree_sitter.Node | None = None
+        if kind == "identifier":
+            return parsed.node_text(node) == name
+        if kind == "parenthesized_expression" and node.named_child_count == 1:
+            inner = node.named_children[0]
+        elif kind == "cast_expression":
+            type_node = node.child_by_field_name("type")
+            spelling = " ".join(parsed.node_text(type_node).split()) if type_node else ""
+            if spelling.endswith("*") or INT64().match(spelling):
+                inner = node.child_by_field_name("value")
+        elif kind == "call_expression":
+            function, targs = callee(parsed, node)
+            args = arguments(node)
+            spelling = " ".join(parsed.node_text(targs)[1:-1].split()) if targs else ""
+            if function in CASTS and len(args) == 1 and (
+                spelling.endswith("*") or INT64().match(spelling)
+            ):
+                inner = args[0]
+        elif kind == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if op is None or left is None or right is None or op.type not in ("+", "-"):
+                return False
+            if op.type == "+" and offsets_itself(parsed, right, name):
+                return True
+            inner = left
+        elif kind == "pointer_expression":
+            op = node.child_by_field_name("operator")
+            argument = node.child_by_field_name("argument")
+            if op is not None and op.type == "&" and argument is not None and (
+                argument.type == "subscript_expression"
+            ):
+                inner = argument.child_by_field_name("argument")
+        if inner is None:
+            return False
+        node = inner
