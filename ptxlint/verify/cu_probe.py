@@ -159,6 +159,12 @@ def build(statement: AsmStatement, values: Mapping[int, int] | None = None,
             decls.append(decl)
         edits.append((operand.expression_span, expr))
         exprs[operand.index] = expr
+        spelled = text[operand.constraint.span.start:operand.constraint.span.end]
+        if not spelled.startswith(('"', "u8\"", "L\"", "u\"", "U\"", "R\"")):
+            # a macro spells the constraint (CUDA's `__LDG_PTR(ptr)`, `#define __LDG_PTR "l"`),
+            # which the header may #undef at its end: the unit includes the header, so it
+            # writes the letters the macro stands for
+            edits.append((operand.constraint.span, _c_string(operand.constraint.text)))
     if (statement.context.branch or statement.context.expansion is not None or rebuild
             or volatile or memory):
         # the source holds #if lines (another branch too) or a macro invocation: write the
