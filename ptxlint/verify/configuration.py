@@ -27,7 +27,13 @@ from dataclasses import dataclass
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
 from ptxlint.model import AsmStatement
-from ptxlint.ptx.targets import Target, conjuncts, names_architecture, strip_parens
+from ptxlint.ptx.targets import (
+    Target,
+    conjuncts,
+    names_architecture,
+    strip_parens,
+    toolkit_tested,
+)
 from ptxlint.ptx.toolkit import oldest_compiling
 from ptxlint.ptx.versions import CudaVersion, format_cuda, parse_cuda_version
 
@@ -165,7 +171,11 @@ def oldest_toolkit(statement: AsmStatement) -> CudaVersion | None:
     """The oldest CUDA toolkit whose builds hold the statement, where its guards test the
     toolkit's version (``#if CUDA_VERSION >= 13010``: 13.1), as PTX403 reads them; None where
     they say nothing of it, or no toolkit certainly compiles it."""
-    found = oldest_compiling(analysis_of(statement).guards, statement.context.guard_macros)
+    # the guards that test the toolkit alone: another (flashinfer's ENABLE_4BIT_KV_CACHE beside
+    # `__CUDACC_VER_MINOR__ >= 2`) is the same for every toolkit, so it lets no older one
+    # compile the statement, where undecided it would leave the toolkit unknown
+    tested = tuple(g for g in analysis_of(statement).guards if toolkit_tested((g,)))
+    found = oldest_compiling(tested, statement.context.guard_macros) if tested else None
     return found[0] if found is not None else None
 
 
