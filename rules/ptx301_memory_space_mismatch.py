@@ -88,7 +88,10 @@ it passes (`o.f(x)` and `p->f(x)` of an object of its class, of a class derived 
 one not read, such as a template parameter's; `this->f(x)`, a plain `f(x)` in a member function,
 `C::f(x)`; not a call through an object of another class that defines an `f` of its own). A
 call inside a lambda, whose names value flow does not read, may pass anything: the parameter is
-then unknown. A class's data member, used in a member function (`m`,
+then unknown. A member function's call (`o.f()`, `this->f()`, `C::f()`, a plain `f()` in a member
+function) returns what the member function of that class returns, where the file defines one
+there; through an object whose class is not read (a template parameter's) it is unknown. A
+class's data member, used in a member function (`m`,
 `this->m`), holds what every place that may give it a value agrees on
 (`analysis/member_values.py`): its default member initializer or a constructor's mem-initializer,
 what a constructor's body assigns it last (`ptr_(p) { asm("cvta.to.shared.u64 %0, %0;" :

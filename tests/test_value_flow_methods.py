@@ -166,3 +166,55 @@ def test_a_call_in_a_lambda_may_pass_anything() -> None:
     text = _LAMBDA % ("&tile[0]", shared)
     assert _values(text) == {"p": Value.POINTER}
     assert _ptx301(text) == {"p": ("warning", False)}
+
+
+_RETURNS = """\
+#include <cstdint>
+__shared__ float tile[64];
+struct Stage {
+  float *ptr_;
+  __device__ uint32_t smem_addr() const {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(ptr_));
+  }
+  __device__ float load_global() const {
+    float v;
+    asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr()));
+    return v;
+  }
+};
+struct Other {
+  __device__ uint32_t smem_addr() const { return 0; }
+};
+template <typename T>
+__device__ float through(const T &t) {
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "r"(t.smem_addr()));
+  return v;
+}
+__global__ void k(float *out, Stage s, Other o) {
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "r"(s.smem_addr()));
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(this_stage().smem_addr()));
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "r"(o.smem_addr()));
+  out[0] = v + through(s);
+}
+"""
+
+
+def test_a_member_calls_value_is_what_its_classs_member_function_returns() -> None:
+    """``s.smem_addr()`` and a plain ``smem_addr()`` in a member function of ``Stage`` return
+    ``__cvta_generic_to_shared``'s result: an offset a global load misreads. ``o.smem_addr()``
+    calls ``Other``'s; a call through a template parameter's object or a call's result, whose
+    class is not known here, returns what no definition of the file says."""
+    source = SourceFile("test.cu", _RETURNS)
+    extracted = extract_statements(source)
+    value_flow._CACHE.clear()
+    found = [
+        operand_value(st, st.operands[1], True, extracted.parsed, extracted.statements)
+        for st in extracted.statements
+    ]
+    assert found == [Value.SHARED, None, Value.SHARED, None, None]
+    messages = [f.message for f in lint_text(_RETURNS, select=("PTX301",)) if f.rule == "PTX301"]
+    assert len(messages) == 2
+    assert all("shared-memory offset" in m for m in messages)
+    assert "'smem_addr()'" in messages[0] and "'s.smem_addr()'" in messages[1]

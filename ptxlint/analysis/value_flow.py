@@ -11,7 +11,8 @@ parameter. This module follows values that far, one call level deep:
   so does ``p = p + i``, ``p = &p[i]``: ``value_syntax.offsets_itself``);
 * an address aligned down (``p & -16``, ``p & ~uintptr_t(15)``) keeps its kind: the mask
   clears only low bits (``address_masks``);
-* a call to a same-file function has the value all its ``return`` statements agree on;
+* a call to a same-file function has the value all its ``return`` statements agree on; a call
+  of a member function, those of its object's class (``method_calls.callees``);
 * a parameter has the value all the file's call sites pass for it (when there is at least one);
   a member function's, all the calls that may reach it (``method_calls``); a call in a lambda
   may pass anything (its names are not read);
@@ -89,6 +90,7 @@ from ptxlint.analysis.value_syntax import arguments as _arguments
 from ptxlint.analysis.value_syntax import array_rank as _array_rank
 from ptxlint.analysis.value_syntax import callee as _callee
 from ptxlint.analysis.value_syntax import declaring_declarator as _declared
+from ptxlint.analysis.value_syntax import member_callee as _member_callee
 from ptxlint.analysis.value_syntax import name_of_declarator as _name_of_declarator
 from ptxlint.analysis.value_syntax import offsets_itself as _offsets_itself
 from ptxlint.frontends.syntax_tree import (
@@ -565,8 +567,10 @@ class _FileFacts:
         name, targs = _callee(self.parsed, node)
         args = _arguments(node)
         if name is None:
-            return None
-        if name in SHARED_ADDRESS_HELPERS:
+            name = _member_callee(self.parsed, node)  # `o.f(x)`: o's class's member function
+            if name is None:
+                return None
+        elif name in SHARED_ADDRESS_HELPERS:
             return Value.SHARED
         if name in _CASTS and targs is not None and len(args) == 1:
             return _cast(
@@ -574,8 +578,14 @@ class _FileFacts:
             )
         if len(args) == 1 and (_INT32().match(name) or _INT64().match(name)):
             return _cast(name, self.value(args[0], fn, depth, params))
+        if depth >= _MAX_DEPTH:
+            return None
         callees = [f for f in self.definitions(name) if len(f.params) == len(args)]
-        if not callees or depth >= _MAX_DEPTH:
+        named = [*callees, *(f for f in self.methods(name) if len(f.params) == len(args))]
+        chosen = self._method_calls_of().callees(node, fn.node, [f.node for f in named])
+        if chosen is not None:  # a member function's call (``method_calls``)
+            callees = [self._function(d) for d in chosen]
+        if not callees:
             return None
         found = {self._returns(f, depth + 1, params) for f in callees}
         return found.pop() if len(found) == 1 else None
@@ -627,6 +637,11 @@ class _FileFacts:
             return self._this(fn)  # the array inside the object: `this`'s address, offset
         only, pointer = found
         return only if only is not None else (Value.POINTER if pointer else None)
+
+    def _method_calls_of(self) -> MethodCalls:
+        if self._method_calls is None:
+            self._method_calls = MethodCalls(self.parsed)
+        return self._method_calls
 
     def _members_of(self) -> Members:
         if self._members is None:
@@ -814,13 +829,11 @@ class _FileFacts:
                 f for f in named
                 if len(f.params) == len(fn.params) and class_of(self.parsed, f.node) == cls
             ]
-            if self._method_calls is None:
-                self._method_calls = MethodCalls(self.parsed)
             sites = [
                 (call, caller)
                 for call, caller in (*sites, *self.calls(fn.name, members=True))
                 if len(_arguments(call)) == len(fn.params)
-                and self._method_calls.may_call(cls, call, caller.node, defining)
+                and self._method_calls_of().may_call(cls, call, caller.node, defining)
             ]
         if len(overloads) != 1:
             return None  # cannot tell which overload a call picks

@@ -11,8 +11,8 @@ from ptxlint.analysis.address_masks import CASTS, INT64
 from ptxlint.frontends.syntax_tree import ParsedSource
 
 __all__ = [
-    "arguments", "array_rank", "callee", "declaring_declarator", "name_of_declarator",
-    "offsets_itself",
+    "arguments", "array_rank", "callee", "declaring_declarator", "member_callee",
+    "name_of_declarator", "offsets_itself",
 ]
 
 
@@ -111,6 +111,22 @@ def callee(
             continue
         return None, None
     return None, None
+
+
+def member_callee(parsed: ParsedSource, node: tree_sitter.Node) -> str | None:
+    """The member a call calls through an object: ``f`` of ``o.f(x)``, ``p->f(x)``,
+    ``this->f<N>(x)``, ``o.template f<N>(x)``; None for another call."""
+    function = node.child_by_field_name("function")
+    field = function.child_by_field_name("field") if function is not None and (
+        function.type == "field_expression"
+    ) else None
+    if field is not None and field.type == "dependent_name":
+        field = next(iter(field.named_children), None)
+    if field is not None and field.type == "template_method":
+        field = field.child_by_field_name("name")
+    if field is None or field.type != "field_identifier":
+        return None
+    return parsed.node_text(field) or None
 
 
 def arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
