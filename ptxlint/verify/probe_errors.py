@@ -79,7 +79,8 @@ def on_lines(mapped: Mapped, lines: tuple[int, int] | None) -> bool:
 
 
 def cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnostic], list[str]]:
-    """(errors on the statement's lines, errors elsewhere: the probe's own fault)."""
+    """(errors on the statement's lines, errors elsewhere: the probe's own fault, each quoted
+    with the tool that gave it, nvcc's front end or the ptxas it runs)."""
     first = statement.line
     last = statement.source.line_col(statement.span.end).line
     mine, other = [], []
@@ -89,9 +90,10 @@ def cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnosti
         if scratch.same_source(diag.file, statement.source.path) and first <= diag.line <= last + 1:
             mine.append(diag)
         else:
-            other.append(diag.message)
+            other.append(quote(diag))
     if outcome.returncode != 0 and not mine and not other:
-        other.append(outcome.messages.splitlines()[0] if outcome.messages else "nvcc failed")
+        other.append("nvcc: " + (outcome.messages.splitlines()[0] if outcome.messages
+                                 else f"exit status {outcome.returncode}"))
     return mine, other
 
 

@@ -470,7 +470,7 @@ class Verifier:
                     return Verdict(CONFIRMED, self.toolchain.label("nvcc"), arch, quote(match),
                                    CU)
                 heard.extend(mine)
-                reasons.extend(f"the probe itself failed: nvcc: {m}" for m in other[:1])
+                reasons.extend(f"the probe itself failed: {m}" for m in other[:1])
         tool = " + ".join(dict.fromkeys(tools))
         method = "+".join(p for p in recipe.probes if p in (PTX, CU))
         if heard:

@@ -1,0 +1,45 @@
+"""Where a .cu probe fails outside the statement's own lines, the verdict names the tool that
+said so: the ptxas nvcc runs ("ptxas: Parsing error near ''"), not "nvcc:" for every message.
+sppark's mont_t.cuh opens a brace and a '.reg .pred %flag' in one asm statement and uses the
+flag in the next; each statement compiled alone fails in ptxas. Toolchain tests skip without
+nvcc/ptxas."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ptxlint.cli import _configure, build_parser, run
+from ptxlint.verify import VerifyOptions, discover, verify
+from tests.toolchain_cache import oracle_cache_root
+
+toolchain = discover()
+needs_cuda = pytest.mark.skipif(
+    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
+    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
+)
+
+SOURCE = """\
+__device__ void f(unsigned x) {
+  asm volatile("{ .reg.pred %flag; setp.ne.u32 %flag, %0, 0;" :: "r"(x));
+  asm volatile("@%flag setp.ne.u32 %flag, %0, 0;" :: "r"(x));
+  asm volatile("}");
+}
+"""
+
+
+@needs_cuda
+def test_the_probe_failure_names_ptxas(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+    path = tmp_path / "k.cu"
+    path.write_text(SOURCE)
+    args = build_parser().parse_args(["check", str(path), "--isolated", "--select", "PTX008"])
+    config, selector, rules, context = _configure(args)
+    result = verify(run(args.paths, config, selector, rules, context),
+                    VerifyOptions(files=(str(path),), arch="sm_90"))
+    verdicts = [result.verdict(f) for f in result.findings]
+    assert len(verdicts) == 2
+    for verdict in verdicts:
+        assert verdict.status == "unverifiable", verdict
+        assert "the probe itself failed: ptxas: " in verdict.evidence, verdict
