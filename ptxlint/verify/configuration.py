@@ -159,6 +159,20 @@ def in_default_build(statement: AsmStatement) -> bool:
     return evaluate_guards(context.guards, macros=context.guard_macros) is not False
 
 
+def not_in_default_build(statement: AsmStatement) -> str:
+    """Why no build the toolchain makes holds the statement, where a guard of it is false in
+    the default build (``in_default_build``: the ``#else`` of sppark's ``#if 1``, of
+    ``defined(__LP64__)``): the verifier probes no such statement, so nothing it compiles is
+    about the finding; "" where the default build may compile it."""
+    if in_default_build(statement):
+        return ""
+    context = statement.context
+    false = next((g for g in context.guards
+                  if evaluate_guards((g,), macros=context.guard_macros) is False), "")
+    return ("in no build the toolchain makes: its #if guard " + (f"'{false}' " if false else "")
+            + "is false for a 64-bit build")
+
+
 def _major_minor(version: str) -> CudaVersion | None:
     """``(13, 0)`` of a tool's "13.0.88"; None where it said no version."""
     try:
@@ -214,7 +228,8 @@ def configuration(statement: AsmStatement, requested: str) -> Configuration:
 
 
 __all__ = [
-    "Configuration", "configuration", "defines_for", "in_default_build", "older_than_guards",
+    "Configuration", "configuration", "defines_for", "in_default_build", "not_in_default_build",
+    "older_than_guards",
     "oldest_toolkit",
     "parse_target", "target_for",
 ]

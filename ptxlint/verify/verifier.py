@@ -37,6 +37,7 @@ from ptxlint.verify.configuration import (
     configuration,
     defines_for,
     in_default_build,
+    not_in_default_build,
     older_than_guards,
 )
 from ptxlint.verify.diagnostics import Diagnostic, parse
@@ -378,7 +379,8 @@ class Verifier:
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
-            if unbuilt := self.unbuildable(config.arch) or self.older_than_guards(statement):
+            if unbuilt := (self.unbuildable(config.arch) or self.older_than_guards(statement)
+                           or not_in_default_build(statement)):
                 return unverifiable(unbuilt, config.arch)
         elif unbuilt := self.older_than_guards(statement):  # a DSL's version tests
             return unverifiable(unbuilt, arch)
