@@ -42,12 +42,21 @@ class MethodCalls:
         self.parsed = parsed
         self._classes: dict[int, CallClasses] = {}
         self._class_of: dict[int, str | None] = {}  # a definition's class, by node
+        self._defining: dict[str, set[str]] = {}  # (``defining``)
 
     def class_of(self, node: tree_sitter.Node) -> str | None:
         """The class whose member function ``node`` is (``member_values.class_of``)."""
         known = self._class_of.get(node.id, "")
         if known == "":
             known = self._class_of[node.id] = class_of(self.parsed, node)
+        return known
+
+    def defining(self, name: str, named: list[tree_sitter.Node]) -> set[str]:
+        """The classes of the file's definitions ``named`` of ``name`` ("" for a free
+        function's), read once per name."""
+        known = self._defining.get(name)
+        if known is None:
+            known = self._defining[name] = {self.class_of(d) or "" for d in named}
         return known
 
     def _read(self, call: tree_sitter.Node, caller: tree_sitter.Node, form: str) -> str:

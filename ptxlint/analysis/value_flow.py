@@ -76,7 +76,7 @@ from ptxlint import file_memos
 from ptxlint.analysis.address_masks import CASTS as _CASTS
 from ptxlint.analysis.address_masks import INT64 as _INT64
 from ptxlint.analysis.address_masks import clears_only_low_bits
-from ptxlint.analysis.member_values import Members, class_of
+from ptxlint.analysis.member_values import Members
 from ptxlint.analysis.method_calls import MethodCalls
 from ptxlint.analysis.name_roles import NameRoles
 from ptxlint.analysis.name_search import IDENTIFIER as _IDENTIFIER
@@ -202,6 +202,7 @@ class _FileFacts:
         # with their callers, by callee name and whether through an object
         self._calls: dict[tuple[str, bool], list[tuple[tree_sitter.Node, _Function]]] = {}
         self._method_calls: MethodCalls | None = None
+        self._methods: dict[str, list[_Function]] = {}  # (``methods``)
         self._outside: dict[tuple[str, bool], list[tree_sitter.Node]] = {}  # (``calls``)
         self._memo: dict[tuple[int, int, bool], Value | None] = {}
         self._busy: set[tuple[int, int, bool]] = set()
@@ -468,7 +469,10 @@ class _FileFacts:
     def methods(self, name: str) -> list[_Function]:
         """The member functions named ``name`` defined in a class's body (a member function
         template's are among ``definitions``)."""
-        return [self._function(d) for d in self._names.of(name).methods]
+        found = self._methods.get(name)
+        if found is None:
+            found = self._methods[name] = [self._function(d) for d in self._names.of(name).methods]
+        return found
 
     def file_array(self, name: str) -> bool:
         """``name`` is an array declared at namespace scope (``extern __shared__ char s[];``)."""
@@ -808,7 +812,8 @@ class _FileFacts:
         ``bound``, the address of what each binds the reference parameter to."""
         if fn.name is None or depth >= _MAX_DEPTH:
             return None
-        cls = class_of(self.parsed, fn.node)
+        classes = self._method_calls_of()
+        cls = classes.class_of(fn.node)
         overloads = [f for f in self.definitions(fn.name) if len(f.params) == len(fn.params)]
         sites = [
             (call, caller)
@@ -824,16 +829,16 @@ class _FileFacts:
         if cls is not None:  # a member function: its class's overloads, the calls that may
             # reach it (``method_calls``), through an object too
             named = (*self.definitions(fn.name), *self.methods(fn.name))
-            defining = {class_of(self.parsed, f.node) or "" for f in named}
+            defining = classes.defining(fn.name, [f.node for f in named])
             overloads = [
                 f for f in named
-                if len(f.params) == len(fn.params) and class_of(self.parsed, f.node) == cls
+                if len(f.params) == len(fn.params) and classes.class_of(f.node) == cls
             ]
             sites = [
                 (call, caller)
                 for call, caller in (*sites, *self.calls(fn.name, members=True))
                 if len(_arguments(call)) == len(fn.params)
-                and self._method_calls_of().may_call(cls, call, caller.node, defining)
+                and classes.may_call(cls, call, caller.node, defining)
             ]
         if len(overloads) != 1:
             return None  # cannot tell which overload a call picks
