@@ -51,9 +51,12 @@ class PtxProbe:
         return statement, statement.template.source_span(offset, offset + 1)
 
 
-def _letter(operand: Operand) -> str:
+def _letter(operand: Operand, statement: AsmStatement | None = None) -> str:
     if operand.constraint.opaque:
-        raise NotProbeable(f"operand {operand.index}'s constraint comes from a macro")
+        # C++: a macro; Python (Triton's constraints=f"={c.value},l"): a string built at run time
+        source = ("a string built at run time" if statement is not None
+                  and statement.syntax == "llvm" else "a macro")
+        raise NotProbeable(f"operand {operand.index}'s constraint comes from {source}")
     letters = operand.constraint.letters
     return letters[:1]
 
@@ -61,7 +64,7 @@ def _letter(operand: Operand) -> str:
 def operand_text(operand: Operand, statement: AsmStatement | None = None,
                  values: Mapping[int, int] | None = None) -> str:
     """``values``: what each "n" operand (by index) stands for in this configuration."""
-    letter = _letter(operand)
+    letter = _letter(operand, statement)
     if letter.isdigit() and statement is not None and statement.syntax == "llvm":
         tied = int(operand.constraint.letters)
         if tied < len(statement.operands) and statement.operands[tied].role == "output":
@@ -153,7 +156,7 @@ def declarations(statements: Sequence[AsmStatement]) -> list[str]:
     lines = []
     for statement in statements:
         for operand in statement.operands:
-            letter = _letter(operand)
+            letter = _letter(operand, statement)
             if letter in REGISTER_CLASS:
                 kind, prefix = REGISTER_CLASS[letter]
                 lines.append(f"\t.reg {kind} %pl{prefix}{operand.index};")
