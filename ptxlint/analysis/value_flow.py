@@ -86,17 +86,18 @@ from ptxlint.analysis.name_search import Chunks as _Chunks
 from ptxlint.analysis.name_search import token_search as _token_search
 from ptxlint.analysis.shared_makers import makes_shared_pointers as _makes_shared_pointers
 from ptxlint.analysis.shared_makers import spells_shared_makers
+from ptxlint.analysis.value_functions import Assigned
+from ptxlint.analysis.value_functions import Function as _Function
+from ptxlint.analysis.value_functions import describe as _describe
 from ptxlint.analysis.value_syntax import arguments as _arguments
 from ptxlint.analysis.value_syntax import array_rank as _array_rank
 from ptxlint.analysis.value_syntax import callee as _callee
 from ptxlint.analysis.value_syntax import declaring_declarator as _declared
 from ptxlint.analysis.value_syntax import member_callee as _member_callee
-from ptxlint.analysis.value_syntax import name_of_declarator as _name_of_declarator
 from ptxlint.analysis.value_syntax import offsets_itself as _offsets_itself
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     ancestors_of,
-    own_function_declarator,
     parse,
 )
 from ptxlint.lazy_regex import on_first_use
@@ -135,7 +136,6 @@ _INT32 = on_first_use(
 _KEEP = "keep"  # `x += n`, `++x`: an offset keeps the kind of address
 _UNKNOWN = "unknown"  # an asm output, `x |= m`, `&x` taken: anything may be in it
 _ARRAY = "array"  # `T x[N]`: the name decays to a generic address
-Assigned = tree_sitter.Node | str
 
 
 def _text(parsed: ParsedSource, node: tree_sitter.Node) -> str:
@@ -154,34 +154,6 @@ _DECLARING = frozenset(
 _GIVING = _DECLARING | {
     "assignment_expression", "update_expression", "pointer_expression", "gnu_asm_output_operand"
 }
-
-
-class _Function:
-    """A function definition, indexed on first use: what each variable is given (per name,
-    once). (A plain class: a data class costs about 0.3 ms of CPU to create at every start, and
-    nothing compares or prints this one.)"""
-
-    __slots__ = (
-        "node", "name", "params", "assigned", "returns", "param_index", "declared",
-        "declared_references", "array_ranks",
-    )
-
-    def __init__(
-        self, node: tree_sitter.Node, name: str | None, params: list[tuple[str | None, bool]]
-    ) -> None:
-        self.node = node
-        self.name = name
-        self.params = params  # (name, declared as a pointer)
-        self.assigned: dict[str, tuple[list[Assigned], bool]] = {}
-        self.returns: list[tree_sitter.Node] | None = None
-        # parameter name -> its position (the first, should two share a name)
-        self.param_index: dict[str, int] = {}
-        self.declared: set[str] = set()  # names it declares itself (``_assignments`` finds)
-        self.declared_references: set[str] = set()  # ... as references, parameters included
-        self.array_ranks: dict[str, int] = {}  # ... as arrays: their fewest dimensions
-        for i, (param, _) in enumerate(params):
-            if param is not None:
-                self.param_index.setdefault(param, i)
 
 
 class _FileFacts:
@@ -256,37 +228,7 @@ class _FileFacts:
     def _function(self, node: tree_sitter.Node) -> _Function:
         fn = self.functions.get(node.id)
         if fn is None:
-            fn = self.functions[node.id] = self._describe(node)
-        return fn
-
-    def _describe(self, node: tree_sitter.Node) -> _Function:
-        self.parsed.reads(node.start_byte, node.end_byte)  # its parameters and returns
-        # the function's own declarator: through a returned reference, and not the list of a
-        # returned function pointer (`void (*f(int a))(float)`: `a` is f's)
-        declarator = own_function_declarator(node.child_by_field_name("declarator"))
-        name = None
-        params: list[tuple[str | None, bool]] = []
-        references: set[str] = set()
-        if declarator is not None:
-            inner = declarator.child_by_field_name("declarator")
-            while inner is not None and inner.type in ("qualified_identifier", "template_function"):
-                inner = inner.child_by_field_name("name")
-            if inner is not None and inner.type in ("identifier", "field_identifier"):
-                name = _text(self.parsed, inner)
-            plist = declarator.child_by_field_name("parameters")
-            for param in plist.named_children if plist is not None else ():
-                if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
-                    continue
-                pname, pointer, array = _name_of_declarator(
-                    self.parsed, param.child_by_field_name("declarator")
-                )
-                params.append((pname, pointer or array))
-                if pname is not None and "reference_declarator" in _declarator_kinds(
-                    param.child_by_field_name("declarator")
-                ):
-                    references.add(pname)
-        fn = _Function(node, name, params)
-        fn.declared_references.update(references)
+            fn = self.functions[node.id] = _describe(self.parsed, node)
         return fn
 
     def _search(self, name: bytes, start: int, end: int) -> list[int]:
@@ -854,17 +796,6 @@ class _FileFacts:
             return found.pop()
         # Callers disagree: when one of them passes a plain pointer, so may the parameter hold.
         return Value.POINTER if found & {Value.GENERIC, Value.POINTER} else None
-
-
-def _declarator_kinds(node: tree_sitter.Node | None) -> set[str]:
-    """The kinds of the declarators nested in ``node`` down to its name."""
-    kinds = set()
-    while node is not None and node.type.endswith("declarator"):
-        kinds.add(node.type)
-        node = node.child_by_field_name("declarator") or next(
-            (c for c in node.named_children if c.type.endswith("declarator")), None
-        )
-    return kinds
 
 
 def _cast(spelling: str, inner: Value | None) -> Value | None:
