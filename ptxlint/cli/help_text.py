@@ -6,8 +6,8 @@ EXIT_CODES = """\
 exit codes:
   0  nothing at or above --fail-on (default: warning) was found
   1  findings at or above --fail-on (with --exit-non-zero-on-fix: also any file fixed)
-  2  usage or configuration error, unreadable input, no rules loaded, internal error
-     (the run still reports everything it could)"""
+  2  usage or configuration error, unreadable input, no rules loaded, no CUDA toolchain
+     for --verify, internal error (the run still reports everything it could)"""
 
 MAIN = f"""\
 examples:
