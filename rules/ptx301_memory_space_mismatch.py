@@ -108,9 +108,9 @@ shared-window address where `p` holds one (`&p[i]` of a pointer made with
 generic where the base is a variable or array (a data member's base is `this`, generic but in
 a file that makes shared-window pointers, as a parameter is), unknown where the base's kind is
 (a parameter no call site explains, or a pointer loaded from memory: `&ptrs[j][i]` of an array
-of pointers, `&s.ptr[i]`). An address aligned down keeps its kind
-where the mask keeps the high bits (`p & -16`, `p & ~uintptr_t(15)`; not `~15u`, which C++
-zero-extends). A helper
+of pointers, `&s.ptr[i]`; or a reference member, whose address is that of what it is bound to).
+An address aligned down keeps its kind where the mask keeps the high bits (`p & -16`,
+`p & ~uintptr_t(15)`; not `~15u`, which C++ zero-extends). A helper
 that returns `cvta.to.shared`'s result (even typed as a pointer) or
 `static_cast<uint32_t>(__cvta_generic_to_shared(p))` yields a shared-window address; so does
 a `uint32_t addr` parameter that every caller binds to one. A pointer parameter that no call

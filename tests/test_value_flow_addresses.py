@@ -245,3 +245,43 @@ def test_a_pointer_stepped_by_assignment_keeps_its_kind(
     text = _STEPPED % (initializer, opcode)
     assert _values(text) == {"p": kind}
     assert _ptx301(text) == ({"p": finding} if finding is not None else {})
+
+
+_REFERENCE_MEMBER = """\
+__shared__ float tile[64];
+struct View {
+  float &first;
+  float last;
+  __device__ explicit View(float &f) : first(f), last(0) {}
+  __device__ float load() {
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(&first));
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(&this->last));
+    return v;
+  }
+};
+__device__ float outside(View &w) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(&w.first));
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "l"(&w.last));
+  return v;
+}
+"""
+
+
+def test_a_reference_members_address_is_not_one_inside_the_object() -> None:
+    """``&first`` of a reference member is the address of what it is bound to (here whatever
+    the constructor's caller passes), not the object's plus an offset: unknown, its fix unsafe;
+    ``&last`` is inside the object, generic."""
+    assert _values(_REFERENCE_MEMBER) == {
+        "&first": None,
+        "&this->last": Value.GENERIC,
+        "&w.first": None,
+        "&w.last": Value.GENERIC,
+    }
+    assert _ptx301(_REFERENCE_MEMBER) == {
+        "&first": ("warning", False),
+        "&this->last": ("warning", True),
+        "&w.first": ("warning", False),
+        "&w.last": ("warning", True),
+    }

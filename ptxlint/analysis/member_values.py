@@ -180,7 +180,7 @@ class Members:
         self._declared: dict[tuple[str, str], tuple[bool, bool, list[tree_sitter.Node]]] = {}
         self._complete: dict[str, bool] = {}
         self._arrays: dict[tuple[str, str], bool] = {}  # (class, member): declared an array
-        self._array_fields: dict[str, bool] = {}  # (``array_field``)
+        self._array_fields: dict[str, set[str]] = {}  # (``_field_shapes``)
         self._sites: dict[tuple[str, str], list[_Site]] = {}
         self._values: dict[tuple[str, str, int | None, int, bool], tuple[object, bool]] = {}
 
@@ -288,28 +288,45 @@ class Members:
     def array_field(self, name: str) -> bool:
         """Every data member named ``name`` that a class of the file declares is an array, and
         one does: ``o.name`` (``o``'s class unknown here) is an array inside ``o``."""
+        return self._field_shapes(name) == {"array"}
+
+    def reference_field(self, name: str) -> bool:
+        """Some class of the file declares a data member named ``name`` as a reference: the
+        address of ``o.name`` may be that of what it is bound to, not one inside ``o``."""
+        return "reference" in self._field_shapes(name)
+
+    def _field_shapes(self, name: str) -> set[str]:
+        """How the file's classes declare data members named ``name``: "array" (the declarator
+        around the name is an array's), "reference" (a reference's, ``T& m``, ``T*& m``),
+        "plain"."""
         known = self._array_fields.get(name)
         if known is None:
-            shapes = set()
+            known = self._array_fields[name] = set()
             size = len(name.encode())
             for offset in self.reader.offsets(name.encode()):
                 node = self.reader.node_at(offset, offset + size)
                 if node is None or node.type != "field_identifier":
                     continue
                 field: tree_sitter.Node | None = node.parent
+                reference = False
                 while field is not None and field.type in _DECLARATOR_WRAPPERS:
+                    reference = reference or field.type == "reference_declarator"
                     field = field.parent
                 if field is None or field.type != "field_declaration":
                     continue
                 if _specifier_of_body_member(field) is None:
                     continue
                 parent = node.parent
-                shapes.add(
+                if reference:
+                    known.add("reference")
+                elif (
                     parent is not None
                     and parent.type == "array_declarator"
                     and parent.child_by_field_name("declarator") == node
-                )
-            known = self._array_fields[name] = shapes == {True}
+                ):
+                    known.add("array")
+                else:
+                    known.add("plain")
         return known
 
     def _declarator_name(self, node: tree_sitter.Node | None) -> tuple[str | None, bool, bool]:

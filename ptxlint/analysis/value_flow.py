@@ -20,7 +20,8 @@ parameter. This module follows values that far, one call level deep:
   give it one agrees on (``member_values``);
 * ``&r`` of a reference is the address of what it was bound to (``&*p`` is ``p``);
 * an element's or member's address (``&p[i]``, ``&p->m``, ``&s.a[i]``, ``p + i``) is its base's
-  plus an offset, in the base's window, unknown where the base's kind is (``_subscripted``).
+  plus an offset, in the base's window, unknown where the base's kind is (``_subscripted``),
+  and a reference member's (``&o.r``) unknown: it is the address of what ``r`` is bound to.
 
 Anything else is unknown (``None``), and unknown means the rule keeps its own, type-based view.
 Nothing is walked up front. A function's occurrences of a name are found by a search of the
@@ -633,12 +634,13 @@ class _FileFacts:
             name = _text(self.parsed, node)
             assigned, _ = self._assignments(fn, name)
             if name not in fn.declared_references:
+                members = self._members_of()
                 if (
                     name not in fn.declared
                     and name not in fn.param_index
-                    and self._members_of().member_class(fn.node, name) is not None
-                ):
-                    return self._this(fn)  # `&m`: `&this->m`
+                    and members.member_class(fn.node, name) is not None
+                ):  # `&m`: `&this->m`; a reference member's is what it is bound to's
+                    return None if members.reference_field(name) else self._this(fn)
                 return Value.GENERIC  # a variable's address
             param = fn.param_index.get(name)
             if param is not None:
@@ -664,8 +666,11 @@ class _FileFacts:
         elif kind == "field_expression":
             argument = node.child_by_field_name("argument")
             op = node.child_by_field_name("operator")
-            if argument is None or op is None:
+            field = node.child_by_field_name("field")
+            if argument is None or op is None or field is None:
                 return None
+            if self._members_of().reference_field(_text(self.parsed, field)):
+                return None  # the address of what the reference member is bound to
             if op.type == "->":  # inside the object the pointer points to
                 return self.value(argument, fn, depth, params)
             return self._address_of(argument, fn, depth, params)  # inside the object
