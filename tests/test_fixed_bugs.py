@@ -161,7 +161,8 @@ def test_the_new_bugs_are_split_into_halves() -> None:
     # 2 took the lead to 4: its split was drawn before that limit was noticed, and kept, since
     # moving a bug to the other half after ptxlint ran would choose its half by its verdict;
     # the next odd round's extra bug goes to the held-out half: the eleventh round's 3 and 4
-    # brought the lead back to 3, the twelfth round's 0 and 1 (its one bug) to 2.
+    # brought the lead back to 3, the twelfth round's 0 and 1 (its one bug) to 2, where the
+    # thirteenth round's 4 and 4 left it.
     assert 0 <= len(halves["seen"]) - len(halves["held_out"]) <= 4
 
 
