@@ -23,7 +23,9 @@ clobber, ``volatile``), or when a changed ``#if``/``#elif``/``#else`` line opens
 that holds it. Per commit the script says:
 
 - ``caught``: a finding (error or warning) on a touched statement of the old version whose
-  rule and message the new version no longer has as often (the fix made it go away);
+  rule and message the new version no longer has as often (the fix made it go away; a
+  finding the new version has only in a dead ``#if`` branch, which no build compiles, counts
+  as gone);
   ``caught-info`` when only an info finding went;
 - ``silent``: a touched statement existed before (a modification) and nothing went away;
 - ``new-code``: only added statements were touched (nothing to fix before).
@@ -659,9 +661,13 @@ class Hit:
     # A finding in a macro's expansion is reported at the invocation; where the macro's body
     # (which holds the asm statement) is in the same file, the line it is spelled on there.
     spelled_line: int = 0
+    # False where no build compiles the statement (its #if branch is dead): a fix that turns
+    # the statement off, or rewrites it under `#if 0`, leaves no finding a build would meet.
+    built: bool = True
 
 
 def lint(paths: Sequence[Path], arch: str = "", min_cuda: str = "") -> dict[str, list[Hit]]:
+    from ptxlint.analysis.latent import DEAD_BRANCH
     from ptxlint.config import Config, RuleSelector
     from ptxlint.registry import load_rules
     from ptxlint.rule import RuleContext
@@ -695,7 +701,7 @@ def lint(paths: Sequence[Path], arch: str = "", min_cuda: str = "") -> dict[str,
             key = next((k for k in hits if os.path.samefile(k, f.path)), None)
         if key is not None:
             hits[key].append(Hit(f.rule, str(getattr(f.severity, "value", f.severity)), line,
-                                 f.message, spelled))
+                                 f.message, spelled, not f.latent.startswith(DEAD_BRANCH)))
     return hits
 
 
@@ -803,6 +809,8 @@ def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: 
             old_all[_key(h)] += 1
             old_near[h.rule] += _near(h, o_t)
         for h in hits.get(str(n_path), []) if n_path is not None else []:
+            if not h.built:
+                continue  # the fix turned the statement off: no build meets it
             new_all[_key(h)] += 1
             new_near[h.rule] += _near(h, n_t)
     files = []

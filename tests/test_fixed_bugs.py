@@ -230,3 +230,47 @@ def test_a_commit_shared_by_forks_is_mined_once(history: Path, tmp_path: Path,
     assert "unreviewed modifications of asm statements: 2" in alone  # the fix and the tidy-up
     assert alone.splitlines()[0] == both.splitlines()[0]
     assert "fork+name" not in both
+
+
+def _one_commit(tmp_path: Path, before: str, after: str) -> fixed_bugs.CommitVerdict | None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    work = tmp_path / "work"
+    work.mkdir()
+    _git(work, "init", "-q")
+    _git(work, "config", "user.email", "t@example.com")
+    _git(work, "config", "user.name", "t")
+    for text, message in ((before, "add"), (after, "Fix the mma")):
+        (work / "k.cu").write_text(text)
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", message)
+    bare = tmp_path / "mirror" / "owner+name" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    [commit] = fixed_bugs.candidate_commits(bare)
+    blobs = fixed_bugs.Blobs(bare)
+    try:
+        return fixed_bugs.judge_commit("owner+name", bare, blobs, commit, tmp_path / "out")
+    finally:
+        blobs.close()
+
+
+SHORT_D = """\
+__device__ void f(float* d, unsigned a) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5},"
+               " {%6,%7}, {%0,%1,%2,%3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a), "r"(a), "r"(a), "r"(a));
+}
+"""
+
+
+@pytest.mark.parametrize(("guard", "verdict"), [("0", "caught"), ("USE_MMA", "silent")])
+def test_a_defect_a_fix_turns_off_is_gone_and_one_a_build_may_compile_stays(
+        tmp_path: Path, guard: str, verdict: str) -> None:
+    """A fix that rewrites the statement, as wrong as before, under ``#if 0`` took it out of
+    every build: the finding the new version has there is latent (a dead branch), no longer met.
+    Under a macro some build may define, it stays."""
+    lines = SHORT_D.replace("{%4,%5}", "{%4, %5}").splitlines(keepends=True)
+    after = "".join([lines[0], f"#if {guard}\n", *lines[1:-1], "#endif\n", lines[-1]])
+    found = _one_commit(tmp_path, SHORT_D, after)
+    assert found is not None and found.verdict == verdict

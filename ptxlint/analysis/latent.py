@@ -56,6 +56,11 @@ _UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c", ".cu.cc")
 _INTERNAL = frozenset({"static", "inline", "__inline__", "__forceinline__", "constexpr"})
 
 
+# How the reason of a statement no build compiles begins (the preprocessor decides its
+# guards false): what reads findings (scripts/fixed_bugs.py) tells dead code from live by it.
+DEAD_BRANCH = "in a dead #if branch"
+
+
 # A plain class (docs/architecture.md, "Plain classes"): never compared, hashed or printed.
 class Latent:
     """Why a statement reaches no build of its file. ``front_end_reads``: nvcc's front end
@@ -88,7 +93,7 @@ def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> Laten
             if statement.syntax == "llvm":  # a Python DSL's call: its guards are `if` tests
                 said = "; ".join(_SAID.findall(dead)) or " ".join(dead.split())
                 return Latent(f"in an if branch that no run takes ({said})")
-            return Latent(f"in a dead #if branch ({_shown(dead)}): no build compiles it")
+            return Latent(f"{DEAD_BRANCH} ({_shown(dead)}): no build compiles it")
         if no_toolkit_compiles(context.guards):
             return Latent("in an #if branch that no supported CUDA toolkit compiles")
     if parsed is None:
