@@ -37,6 +37,9 @@ CARRY = "carry-placement"
 WGMMA_INFO = "ptxas-wgmma-info"
 # CuTe DSL's inline_ptx in a kernel compiled by cute.compile (verify/inline_ptx_probe.py)
 INLINE_PTX = "cute-inline-ptx"
+# the statement's PTX probe at the .version a PTX403 finding names as the newest its oldest
+# toolkit accepts (verify/isa_probe.py)
+ISA_PROBE = "ptx-isa-probe"
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,9 @@ RECIPES: dict[str, Recipe] = {
     "PTX401": Recipe((PTX,), _p(r"not supported on \.target|requires \.target|requires "
                                 r"sm_|not supported (?:for|on)|Feature .* requires"),
                      arch_sensitive=True),
+    # ptxas gates a feature on the module's .version in these words ("Feature 'st.async' requires
+    # PTX ISA .version 8.1 or later"); an unknown modifier at the older version is not them
+    "PTX403": Recipe((ISA_PROBE,), _p(r"requires PTX ISA \.version")),
     "PTX402": Recipe((PTX,), _p(r"without '\.sync'|\.sync|deprecated|not supported"),
                      arch_sensitive=True),
     # claims about intent: the code compiles and means what it says, and whether something else
@@ -275,7 +281,7 @@ def _llvm_recipe(rule: str, api: str) -> Recipe:
     if rule in LLVM_RECIPES:
         return LLVM_RECIPES[rule]
     recipe = RECIPES.get(rule)
-    if recipe is not None and recipe.probes == (PTX,):
+    if recipe is not None and recipe.probes in ((PTX,), (ISA_PROBE,)):
         return recipe  # a claim about the PTX itself: ptxas judges it in any syntax
     return Recipe((NONE,), why_none=f"no verification recipe for {rule} on LLVM-syntax asm")
 

@@ -25,6 +25,7 @@ from ptxlint.verify import (
     harness,
     identity,
     inline_ptx_probe,
+    isa_probe,
     llvm_probe,
     ptx_probe,
     scratch,
@@ -77,6 +78,7 @@ from ptxlint.verify.recipes import (
     DIFFERENTIAL,
     FUNCTION,
     INLINE_PTX,
+    ISA_PROBE,
     LLVM_PURITY,
     NONE,
     PTX,
@@ -166,6 +168,8 @@ class Verifier:
         # id(f) -> (job key, the file's name in its line markers): its preprocessing
         self.preprocessed: dict[int, tuple[str, str]] = {}
         self.llvm: dict[int, tuple[str, str] | str] = {}  # llvmlite/CuTe DSL: keys | reason
+        # id(f) -> (job key, probe, .version, exact values) | reason: PTX403's older-ISA probe
+        self.isa_probes: dict[int, tuple[str, ptx_probe.PtxProbe, str, bool] | str] = {}
         self._reports: dict[WholeKey, whole_file.Report] = {}
         self._ran: set[str] = set()
         # a differential's PTX, read into asm blocks once however many findings look at it
@@ -228,6 +232,8 @@ class Verifier:
                 llvm_probe.plan(self, finding)
             if INLINE_PTX in recipe.probes:
                 inline_ptx_probe.plan(self, finding)
+            if ISA_PROBE in recipe.probes:
+                isa_probe.plan(self, finding, arch)
             if wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
                 self.plan_whole_file(finding.path, arch, self.defines(statement))
 
@@ -396,6 +402,8 @@ class Verifier:
             return self._triton_verdict(finding, recipe)
         if CARRY in recipe.probes:
             return carry.verdict(self, finding, arch)
+        if ISA_PROBE in recipe.probes:
+            return isa_probe.verdict(self, finding, arch)
         if WGMMA_INFO in recipe.probes:
             return wgmma_info.verdict(self, finding)
         if wants_whole_file(recipe, self.plan.cu.get(key_of(statement))):
