@@ -88,10 +88,10 @@ def test_a_finding_without_a_fix_the_unit_cannot_write_or_of_another_rule_has_no
     source = result.sources[str(path)]
     unfixed = {**{s: getattr(found, s) for s in found.__slots__}, "fix": None}
     # PTX102's fix the unit writes itself (the clobber); which operand PTX105's would change
-    # is the finding's to say
+    # is the finding's to say, and its clobber is judged in the unit as written alone
     assert '"memory"' in harness.unit(found.__class__(**unfixed), source).fixed
-    with pytest.raises(harness.NotProbeable):
-        harness.unit(found.__class__(**{**unfixed, "rule": "PTX105"}), source)
+    alone = harness.unit(found.__class__(**{**unfixed, "rule": "PTX105"}), source)
+    assert not alone.compared and alone.fixed == alone.defective
     with pytest.raises(harness.NotProbeable):  # a rule the probe does not judge
         harness.unit(found.__class__(**{**unfixed, "rule": "PTX004"}), source)
 
@@ -253,6 +253,38 @@ def test_ptx105_in_a_file_that_does_not_compile_is_confirmed_by_the_clobber(tmp_
     verdict = result.verdict(finding(result, "PTX105"))
     assert verdict.status == "confirmed", verdict.evidence
     assert "the register nvcc gave input %0" in verdict.evidence
+
+
+# an input no constraint can make an output (not an lvalue; CUTLASS's copy_sm90_desc.hpp binds a
+# `uint64_t const`): the finding offers no fix, so nothing to compare the file with
+UNFIXABLE_INPUT = ('__device__ unsigned long long f(unsigned x, unsigned long long d) {\n'
+                   '  asm volatile("cvt.u64.u32 %0, %1;" :: "l"(d + 1), "r"(x));\n'
+                   '  return d;\n}\n')
+
+
+@needs_nvcc
+def test_ptx105_without_a_fix_is_confirmed_by_the_clobber_in_the_unit_as_written(tmp_path):
+    path = write(tmp_path, UNFIXABLE_INPUT)
+    result = verified(path, "--select", "PTX105")
+    found = finding(result, "PTX105")
+    assert found.fix is None
+    verdict = result.verdict(found)
+    assert verdict.status == "confirmed", verdict.evidence
+    assert verdict.method == harness.METHOD
+    assert "the register nvcc gave input %0" in verdict.evidence
+
+
+def test_ptx105_without_a_fix_and_no_clobber_in_its_ptx_stays_unverifiable(tmp_path):
+    path = write(tmp_path, UNFIXABLE_INPUT)
+    found = finding(lint(path, "--select", "PTX105"), "PTX105")
+    alone = harness.unit(found, found.statement.source)
+    asm = "\t// begin inline asm\n\tcvt.u64.u32 %rd1, %r1;\n\t// end inline asm\n"
+    # the register written again before any read: no clobber, and no fix to differ from
+    ptx = asm + "\tmov.u64 %rd1, 7;\n\tst.global.u64 [%rd3], %rd1;\n"
+    confirmed, evidence = harness.judge("PTX105", ptx, ptx, "cvt.u64.u32", "nvcc", alone,
+                                        found.statement)
+    assert not confirmed
+    assert "offers no fix to compare with" in evidence
 
 
 # CCCL's b128 atomic stores: the input pair unpacked from a register the template never wrote,

@@ -16,7 +16,9 @@ declared C++ type (so nothing folds to a constant) and which stores every operan
 * PTX103, PTX105, PTX106 (an output written only on some paths, an input the template writes,
   an output read before it is written): each operand starts from its kernel parameter. The
   claim holds when the PTX differs (the initial value is not passed in as written, or a value
-  the asm changed is reused after it).
+  the asm changed is reused after it). A PTX105 finding that offers no fix (a `const` input
+  no constraint can make an output) is judged by the unit as written alone: nvcc's PTX reading
+  the register it gave the input after the asm wrote it (``AS_WRITTEN_ONLY``).
 
 Every compile is plain ``nvcc -arch=ARCH -O3 -ptx probe.cu``: the unit is the whole evidence,
 and a user who wants to see it compiles the same text. Identical PTX leaves the finding
@@ -52,6 +54,13 @@ RULES = ("PTX009", "PTX101", "PTX102", "PTX103", "PTX105", "PTX106")
 FIXED_IN_UNIT = ("PTX101", "PTX102")
 # why the file itself is not compared for such a finding
 NO_FIX_OF_ITS_OWN = "the finding offers no fix to compile the file with"
+# the rules whose claim the unit as written settles alone, where the finding offers no fix:
+# PTX105's evidence is a clobber (``_clobbered``), nvcc's PTX reading the register it gave an
+# input, as the input's value, after the asm wrote it. That is the optimizer relying on the
+# input being unchanged, seen in the one compile; a fix only gives it something to differ from.
+# Its absence proves nothing (nvcc may not have needed the value again), so such a finding is
+# confirmed or stays unverifiable, never refuted.
+AS_WRITTEN_ONLY = ("PTX105",)
 METHOD = FUNCTION
 # a scalar (or pointer) local cu_probe declares: it becomes a kernel parameter instead
 _LOCAL = re.compile(r"(?P<type>[^\[\]{}]+?)\s+(?P<name>ptxlint_v\d+)\{\};")
@@ -75,7 +84,12 @@ class Unit:
     """The two translation units of one finding: as written and with the fix."""
 
     defective: str
-    fixed: str
+    fixed: str  # the same text as ``defective`` for a rule of ``AS_WRITTEN_ONLY`` without a fix
+
+    @property
+    def compared(self) -> bool:
+        """Whether the pair holds a fix to compare with (else the unit as written, twice)."""
+        return self.fixed != self.defective
 
 
 def _read_write(source: SourceFile, operand: Operand) -> Fix | None:
@@ -184,6 +198,9 @@ def unit(finding: Finding, source: SourceFile) -> Unit:
         # offered, but the unit can hold the statement with the rule's fix all the same
         return Unit(text(statement, finding.rule, "as written"),
                     text(statement, finding.rule, "fixed"))
+    if finding.fix is None and finding.rule in AS_WRITTEN_ONLY:
+        written = text(statement, finding.rule)
+        return Unit(written, written)
     fix = None
     if finding.rule == "PTX009":
         operand = undefined_output(finding)
@@ -221,6 +238,10 @@ def judge(rule: str, defective_ptx: str, fixed_ptx: str, mnemonic: str, tool: st
         clobbered = _clobbered(defective_ptx, statement)
         if clobbered is not None:
             return True, f"in {setting}, {clobbered}"
+        if pair is not None and not pair.compared:
+            return False, (f"not shown by {tool} -O3 in {setting}: the code after the asm reads "
+                           "no register the asm wrote as an input's value, and the finding "
+                           "offers no fix to compare with")
     before = differential.asm_copies(defective_ptx, mnemonic)
     after = differential.asm_copies(fixed_ptx, mnemonic)
     if rule == "PTX101":
@@ -342,7 +363,7 @@ def plan(verifier: Verifier) -> None:
         if DIFFERENTIAL not in probes and METHOD not in probes:
             continue
         arch = probe_arch(statement, verifier.options.arch)
-        unfixed = finding.fix is None and finding.rule in FIXED_IN_UNIT
+        unfixed = finding.fix is None and finding.rule in (*FIXED_IN_UNIT, *AS_WRITTEN_ONLY)
         try:
             silence = verifier.file_silence(finding, arch) if DIFFERENTIAL in probes else None
         except NotRun:  # the --verify-timeout passed: the verdict says so
