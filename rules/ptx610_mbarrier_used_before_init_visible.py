@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.divergence import Guard, divergent_guard, whole_warps
+from ptxlint.analysis.flow_opaque import constructors_of
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, Step, flows_of
 from ptxlint.analysis.toolkit_calls import toolkit_harmless
 from ptxlint.model import AsmStatement, Finding, Severity
@@ -52,7 +53,10 @@ preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 An asm statement with an instruction ptxlint cannot read may synchronise, as such a
-call may, and silences the rule there too.
+call may, and silences the rule there too; so does the declaration of an object whose
+class's constructor (in the file or a header it reads) may synchronise: one that calls
+`__syncthreads()` or a function ptxlint cannot see into, holds such an asm statement or a
+barrier, fence or atomic, or declares an object of such a class in turn.
 A helper called through a type alias is followed too (`using WGMMA = typename
 Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
 its class or its namespace): where the alias may name several classes (the primary
@@ -140,17 +144,42 @@ def _unordered_init(flows: FileFlows, flow: FunctionFlow,
 
 def _ordered_between(flow: FunctionFlow, start: int, end: int) -> bool:
     """Something between bytes ``start`` and ``end`` may synchronise the threads: a call that is
-    not a toolkit function known to take no step (or one that synchronises), or an asm
-    statement with a barrier, fence or atomic."""
-    for call_start, _, name, _ in flow.calls:
-        if start < call_start < end and (name in _SYNCHRONISING
-                                         or not toolkit_harmless(name, True)):
-            return True
+    not a toolkit function known to take no step (or one that synchronises), an asm
+    statement with a barrier, fence or atomic, or the declaration of an object whose class's
+    constructor may do either (``flow_opaque.constructions``, as the other protocol rules
+    count one that may take their step)."""
+    if any(start < call_start < end and _may_order(name)
+           for call_start, _, name, _ in flow.calls):
+        return True
     to_byte = flow.parsed.to_byte
-    for statement in flow.statements:
-        if start < to_byte(statement.span.start) < end and any(
-                i.opaque or i.opcode in _ORDERING
-                or (i.opcode == "ld" and ("acquire" in i.modifiers or "volatile" in i.modifiers))
-                for i in statement.ptx.instructions):
-            return True
-    return False
+    if any(start < to_byte(statement.span.start) < end and _orders(statement)
+           for statement in flow.statements):
+        return True
+    owner = flow.owner
+    return owner is not None and any(start < at < end and _constructor_may_order(owner, klass)
+                                     for at, klass in flow.constructions)
+
+
+def _may_order(name: str) -> bool:
+    return name in _SYNCHRONISING or not toolkit_harmless(name, True)
+
+
+def _orders(statement: AsmStatement) -> bool:
+    return any(i.opaque or i.opcode in _ORDERING
+               or (i.opcode == "ld" and ("acquire" in i.modifiers or "volatile" in i.modifiers))
+               for i in statement.ptx.instructions)
+
+
+def _constructor_may_order(files: FileFlows, klass: str, seen: frozenset[str] = frozenset()
+                           ) -> bool:
+    """A constructor of ``klass`` the flows read may synchronise: a call, an asm statement or
+    an object it declares that may (a class with no constructor found: none)."""
+    if klass in seen:
+        return False
+    seen = seen | {klass}
+    return any(
+        any(_may_order(name) for _, _, name, _, _ in constructor.raw_calls)
+        or any(_orders(statement) for statement in constructor.statements)
+        or any(_constructor_may_order(where, inner, seen)
+               for _, inner in constructor.constructions)
+        for where, constructor in constructors_of(files, klass))

@@ -9,6 +9,7 @@ the flows read may take a step, :func:`constructor_may_take`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from ptxlint.model import AsmStatement
 if TYPE_CHECKING:
     from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 
-__all__ = ["Opaque", "constructions", "constructor_may_take", "unreadable"]
+__all__ = ["Opaque", "constructions", "constructor_may_take", "constructors_of", "unreadable"]
 
 _CLASS_TYPES = frozenset({"type_identifier", "qualified_identifier", "template_type"})
 
@@ -57,21 +58,27 @@ def constructions(node: tree_sitter.Node) -> list[tuple[int, str]]:
     return found
 
 
+def constructors_of(files: FileFlows, klass: str) -> Iterator[tuple[FileFlows, FunctionFlow]]:
+    """The constructors of ``klass`` in the file or the headers its flows read, each with its
+    body read (no call followed), and the flows of the file that holds it. None for an
+    aggregate, or a library's class the flows do not read."""
+    for where in [files, *files.included()]:
+        for constructor in where.functions_named(klass):
+            if constructor.scope_class == klass:
+                yield where, where.structured(constructor)
+
+
 def constructor_may_take(files: FileFlows, klass: str, kinds: frozenset[str]) -> bool:
     """A constructor of ``klass`` in the file or the headers its flows read takes, or may
     take, a step of ``kinds`` (its own asm, one it cannot read, or a call that may). A class
     with no constructor found takes none: an aggregate, or a library's class it does not
     read."""
-    for where in [files, *files.included()]:
-        for constructor in where.functions_named(klass):
-            if constructor.scope_class != klass:
-                continue
-            where.structured(constructor)
-            if constructor.unreadable or any(s.kind in kinds for s in constructor.own_steps) \
-                    or any(where.may_take(callee, kinds, constructor, form=form,
-                                          klass=where.class_of(constructor, callee, at, end, form))
-                           for at, end, callee, _, form in constructor.raw_calls):
-                return True
+    for where, constructor in constructors_of(files, klass):
+        if constructor.unreadable or any(s.kind in kinds for s in constructor.own_steps) \
+                or any(where.may_take(callee, kinds, constructor, form=form,
+                                      klass=where.class_of(constructor, callee, at, end, form))
+                       for at, end, callee, _, form in constructor.raw_calls):
+            return True
     return False
 
 
