@@ -243,7 +243,7 @@ class Classifier:
         returned = self.helper_return(name)
         if returned is not None:
             helper, expression = returned
-            return Classifier(self.flows, helper, self.call_depth + 1).value(expression, depth)
+            return type(self)(self.flows, helper, self.call_depth + 1).value(expression, depth)
         return Kind.UNKNOWN
 
     def helper_return(self, name: str) -> tuple[FunctionFlow, Node] | None:
@@ -336,7 +336,7 @@ class Classifier:
             returned = self.helper_return(name)
             if returned is not None:
                 helper, expression = returned
-                return Classifier(self.flows, helper, self.call_depth + 1).condition(
+                return type(self)(self.flows, helper, self.call_depth + 1).condition(
                     expression, depth + 1)
         if kind == "identifier":
             values = self.flow.values_of(self.flow.text(node))

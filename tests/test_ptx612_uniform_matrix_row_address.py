@@ -1,0 +1,93 @@
+"""PTX612: ldmatrix and stmatrix take one row address from each lane; an address certainly the
+same in every lane reads (or writes) one row for all of them."""
+
+from __future__ import annotations
+
+from tests.conftest import lint_text
+
+HEAD = "#include <cstdint>\n#include <cuda_fp16.h>\n"
+LOAD_X4 = ('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"'
+           ' : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(ADDR));')
+
+
+def _found(body: str, address: str, params: str = "const half* a", kind: str = "__global__",
+           before: str = "") -> list[str]:
+    text = (HEAD + before + f"{kind} void k({params}) {{\n  uint32_t r[4];\n{body}\n  "
+            + LOAD_X4.replace("ADDR", address) + "\n}\n")
+    return [f.message for f in lint_text(text, select=("PTX612",))]
+
+
+def test_a_shared_base_plus_a_constant_is_flagged() -> None:
+    found = _found("  __shared__ half tile[16 * 16];\n"
+                   "  uint32_t smem_base = static_cast<uint32_t>(__cvta_generic_to_shared(tile));",
+                   "smem_base + 64")
+    assert len(found) == 1
+    assert "`smem_base + 64` (%4)" in found[0] and "ldmatrix" in found[0]
+
+
+def test_uniform_parts_are_flagged() -> None:
+    # the warp index, a kernel parameter, blockIdx, a template parameter, a namespace-scope
+    # shared array, a 2-D array's row
+    before = "extern __shared__ half dyn[];\ntemplate <int K>\n"
+    found = _found("  __shared__ half tile[4][256];\n  int warp = threadIdx.x / 32;\n"
+                   "  uint32_t b = __cvta_generic_to_shared(&tile[warp][K * blockIdx.x]);",
+                   "b + stride", params="const half* a, int stride", before=before)
+    assert len(found) == 1
+    found = _found("  int warp = threadIdx.x >> 5;",
+                   "(uint32_t)__cvta_generic_to_shared(dyn + warp * 512)", before=before)
+    assert len(found) == 1
+
+
+def test_stmatrix_and_x1_are_flagged() -> None:
+    text = HEAD + """__global__ void k() {
+  __shared__ half out[64];
+  uint32_t v = 0;
+  asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};"
+               :: "r"((uint32_t)__cvta_generic_to_shared(out)), "r"(v));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];"
+               : "=r"(v) : "r"((uint32_t)__cvta_generic_to_shared(&out[8])));
+}
+"""
+    found = [f.message for f in lint_text(text, select=("PTX612",))]
+    assert len(found) == 2 and "stmatrix" in found[0] and "ldmatrix" in found[1]
+
+
+def test_lane_dependent_addresses_are_silent() -> None:
+    decl = ("  __shared__ half tile[16 * 16];\n"
+            "  uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(tile));\n"
+            "  int lane = threadIdx.x % 32;")
+    for address in ("base + threadIdx.x % 16 * stride", "base + lane * 32",
+                    "(uint32_t)__cvta_generic_to_shared(&tile[lane % 16 * 16 + lane / 16 * 8])",
+                    "base + (threadIdx.x & 15) * 32", "base + threadIdx.y * 32"):
+        assert _found(decl, address, params="const half* a, int stride") == [], address
+
+
+def test_unknown_addresses_are_silent() -> None:
+    # a __device__ helper's parameter; a local defined on a lane condition, or twice; data
+    # read from memory; a lane helper's result
+    assert _found("  uint32_t addr = __cvta_generic_to_shared(smem);", "addr",
+                  params="const void* smem", kind="__device__") == []
+    decl = ("  __shared__ half tile[256];\n"
+            "  uint32_t base = __cvta_generic_to_shared(tile);\n"
+            "  uint32_t off = 0;\n  if (threadIdx.x % 32 < 8) off = 64;")
+    assert _found(decl, "base + off") == []
+    decl = ("  __shared__ half tile[256];\n  uint32_t addr;\n"
+            "  if (threadIdx.x % 32 < 8) addr = __cvta_generic_to_shared(tile);")
+    assert _found(decl, "addr") == []
+    assert _found("  __shared__ uint32_t rows[32];", "rows[0]") == []
+    before = "__device__ unsigned lane_id();\n"
+    assert _found("  __shared__ half tile[256];\n"
+                  "  uint32_t b = __cvta_generic_to_shared(&tile[lane_id() * 8]);",
+                  "b", before=before) == []
+
+
+def test_an_address_computed_in_the_template_is_silent() -> None:
+    text = HEAD + """__global__ void k() {
+  __shared__ half tile[256];
+  uint32_t r;
+  asm volatile("{ .reg .u32 a, l; mov.u32 l, %%laneid; mad.lo.u32 a, l, 16, %1;\\n"
+               "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [a]; }"
+               : "=r"(r) : "r"((uint32_t)__cvta_generic_to_shared(tile)));
+}
+"""
+    assert lint_text(text, select=("PTX612",)) == []
