@@ -60,7 +60,8 @@ ISA manual's release history, from CUDA 5.0 on). A toolkit also compiles only fo
 it knows: with `min-cuda-version = "8.0"`, a branch under `__CUDA_ARCH__ >= 700` is first
 compiled by CUDA 9.0. The version an instruction needs
 comes from its "PTX ISA Notes", checked form by form against what ptxas 13.0 asks under an
-older `.version` (`benchmarks/ptxas_isa_versions.py`): `cp.async.bulk` and `wgmma` 8.0,
+older `.version` (`benchmarks/ptxas_isa_versions.py`): `cp.async.bulk` and `wgmma` 8.0
+(sparse `wgmma` 8.2, and 8.4 with mixed integer types, `.s8.u8` or `.u8.s8`),
 `.shared::cluster` 7.8, `tcgen05`, `clusterlaunchcontrol`, `mbarrier`'s `.relaxed` and the
 `.tile::scatter4` of `cp.async.bulk.tensor` 8.6, `ld`/`st` `.v8` 8.8, and so on; a special
 register among its operands counts too (ptxas: "Feature '%aggr_smem_size' requires PTX ISA

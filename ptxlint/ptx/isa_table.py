@@ -580,6 +580,9 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("mma", ("block_scale",), 120, 87, "a"),
     ("wgmma", (), 90, 80, "a"),
     ("wgmma", ("sp",), 90, 82, "a"),
+    # mixed integer types (.s8.u8, .u8.s8), dense or sparse: ptxas 13.0 under .version 8.3
+    # answers "Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4"
+    ("wgmma", ("s8", "u8"), 90, 84, "a"),
     ("tcgen05", (), 100, 86, "a"),
     ("tcgen05", ("kind::mxf4nvf4",), 100, 87, "a"),
     ("tcgen05", ("scale_vec::4X",), 100, 87, "a"),
