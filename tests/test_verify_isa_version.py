@@ -91,3 +91,22 @@ def test_a_clean_assembly_refutes_and_another_line_confirms_nothing(tmp_path, mo
     assert first.status == "refuted" and "at .version 8.1" in first.evidence, first
     assert second.status == "unverifiable", second
     assert "fails elsewhere" in second.evidence and "requires PTX ISA" in second.evidence
+
+
+@needs_ptxas
+def test_a_version_other_than_the_findings_is_said(tmp_path, monkeypatch):
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+    result, path = _lint(tmp_path, "--min-cuda-version", "11.8")
+    [st_async] = [f for f in result.findings
+                  if result.sources[f.path].line_col(f.span.start).line == 3]
+    assert "needs PTX ISA 8.1" in st_async.message
+    # a finding that names another version than ptxas asks for: still confirmed (the build
+    # breaks), and the difference is said
+    wrong = dataclasses.replace(st_async, message=st_async.message.replace(
+        "needs PTX ISA 8.1", "needs PTX ISA 8.0"))
+    result.findings = [st_async, wrong]
+    verified = verify(result, VerifyOptions(files=(path,), arch="sm_90"))
+    right, other = (verified.verdict(f) for f in verified.findings[:2])
+    assert right.status == other.status == "confirmed"
+    assert "where the finding says" not in right.evidence
+    assert other.evidence.endswith("; ptxas asks for PTX ISA 8.1, where the finding says 8.0")
