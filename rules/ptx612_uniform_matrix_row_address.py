@@ -40,11 +40,14 @@ parameters, `blockIdx`/`blockDim`/`gridDim`, a kernel's parameters, the warp ind
 (`threadIdx.x / 32`), the address of a `__shared__` variable and conversions of these
 (`__cvta_generic_to_shared`, casts), through locals defined once at a point the whole warp
 reaches (the divergence classifier of PTX601, read as an address). `smem_base + 64` with
-`smem_base = __cvta_generic_to_shared(tile)` is flagged.
+`smem_base = __cvta_generic_to_shared(tile)` is flagged. In a `__device__` helper, a
+parameter counts where the file calls the helper and every call passes such a value (one call
+level up): `ldmatrix_a(frag, tile)` from a kernel, with `tile` a `__shared__` array.
 
 Anything the analysis cannot tell is silent: an address that depends on the lane or thread
 index (`threadIdx.x % 16 * stride`, a lane helper's result), a `__device__` helper's
-parameter (its callers may pass each lane its own row), a local assigned more than once or
+parameter where the file has no call of the helper, or one call passes a value the analysis
+cannot tell (its callers may pass each lane its own row), a local assigned more than once or
 under a condition, a member, an element read from memory, an address computed inside the
 template (`mov.u32 %r, %laneid; ...`), an operand that is also an output. `movmatrix` has no
 address operand (it transposes registers) and is not checked.
@@ -102,12 +105,18 @@ Each lane passes the address of the row it supplies: lane `l` gives row `l % 16`
             if ref is None or ref >= len(statement.operands):
                 continue
             operand = statement.operands[ref]
-            if operand.role != "input" or operand_kind(flows, flow, operand) is not Kind.UNIFORM:
+            if operand.role != "input":
+                continue
+            kind, passed = operand_kind(flows, flow, operand)
+            if kind is not Kind.UNIFORM:
                 continue
             verb, result = _WHAT[opcode]
+            calls = "" if not passed else (
+                f" (every call of `{flow.name}` in this file passes "
+                + " and ".join(f"`{p}`" for p in passed) + " a value the same in all lanes)")
             yield self.finding(
                 statement, self.template_span(statement, address.start, address.end),
                 f"every lane of the warp passes `{operand.expression}` (%{ref}) as its row "
-                f"address: it is the same in all lanes, so `{opcode}` {verb} one row for all "
-                f"of them and {result}; the PTX ISA takes one row address from each lane "
+                f"address: it is the same in all lanes{calls}, so `{opcode}` {verb} one row "
+                f"for all of them and {result}; the PTX ISA takes one row address from each lane "
                 "(lanes 0-7 the first matrix's rows, 8-15 the second's, ...)")

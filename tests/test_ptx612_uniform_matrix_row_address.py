@@ -91,3 +91,45 @@ def test_an_address_computed_in_the_template_is_silent() -> None:
 }
 """
     assert lint_text(text, select=("PTX612",)) == []
+
+
+HELPER = HEAD + """__device__ void ldmatrix_a(uint32_t (&r)[4], const void* smem) {
+  uint32_t addr = __cvta_generic_to_shared(smem);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__global__ void gemm(int k) {
+  __shared__ half tile[2][16 * 16];
+  uint32_t r[4];
+  ldmatrix_a(r, tile[0]);
+  CALL
+}
+"""
+
+
+def test_a_helper_every_call_passes_one_address_is_flagged() -> None:
+    # the defect of a public GEMM kernel: the helper gets the tile's base in every lane
+    found = [f.message for f in lint_text(HELPER.replace("CALL", "ldmatrix_a(r, &tile[1][k]);"),
+                                          select=("PTX612",))]
+    assert len(found) == 1 and "every call of `ldmatrix_a` in this file passes `smem`" in found[0]
+
+
+def test_a_helper_one_call_passes_a_lane_s_row_is_silent() -> None:
+    text = HELPER.replace("CALL", "ldmatrix_a(r, &tile[1][threadIdx.x % 16 * 16]);")
+    assert lint_text(text, select=("PTX612",)) == []
+
+
+def test_a_parameter_stepped_by_the_lane_is_silent() -> None:
+    assert _found("  p += threadIdx.x % 16 * 8;", "(uint32_t)__cvta_generic_to_shared(p)",
+                  params="const half* p") == []
+    text = HELPER.replace("uint32_t addr = __cvta_generic_to_shared(smem);",
+                          "smem = (const char*)smem + threadIdx.x % 16 * 32;\n"
+                          "  uint32_t addr = __cvta_generic_to_shared(smem);")
+    assert lint_text(text.replace("CALL", ""), select=("PTX612",)) == []
+
+
+def test_a_helper_called_from_a_helper_is_silent() -> None:
+    text = HELPER.replace("CALL", "").replace(
+        "__global__ void gemm", "__device__ void outer(const half* s) { uint32_t q[4]; "
+        "ldmatrix_a(q, s); }\n__global__ void gemm")
+    assert lint_text(text, select=("PTX612",)) == []

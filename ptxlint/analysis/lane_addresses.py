@@ -13,8 +13,14 @@ an address it needs three more facts, each one that holds in every lane alike:
 * a local counts as ``UNIFORM`` only where it is defined once (its initializer or one
   assignment), at a point every lane of a warp reaches together (``divergence.whole_warps``):
   ``int off = 0; if (lane < 8) off = 64;`` differs from lane to lane though both values are
-  constants, and a local stepped in a loop is the loop's business. Anything else keeps the
-  classifier's answer.
+  constants, and a local stepped in a loop is the loop's business;
+* a parameter the function assigns to (``p += threadIdx.x * 8``) is unknown; a
+  ``__device__`` function's parameter is ``UNIFORM`` where the file calls the function and
+  every call passes a value the caller reads as ``UNIFORM`` (one call level up, through
+  ``FileFlows.callers``: a name that names one definition); a function no call of the file
+  reaches keeps its parameter unknown.
+
+Anything else keeps the classifier's answer.
 
 Read by PTX612 (``ldmatrix``/``stmatrix`` row addresses).
 """
@@ -48,6 +54,8 @@ class AddressClassifier(Classifier):
     def __init__(self, flows: FileFlows, flow: FunctionFlow, call_depth: int = 0) -> None:
         super().__init__(flows, flow, call_depth)
         self._names: dict[str, Kind] = {}
+        # the parameters read as UNIFORM through the function's calls (``_passed``)
+        self.passed: list[str] = []
 
     def value(self, node: Node | None, depth: int = 0) -> Kind:
         if node is not None and node.type == "pointer_expression":
@@ -91,6 +99,11 @@ class AddressClassifier(Classifier):
 
     def name(self, name: str, depth: int) -> Kind:
         flow = self.flow
+        if name in flow.parameters and name not in flow.template_parameters:
+            if flow.values_of(name):
+                return Kind.UNKNOWN  # `p += threadIdx.x * 8`: no longer what was passed
+            if not flow.kernel:
+                return self._passed(name)
         if name in flow.template_parameters or name in flow.parameters or name == "warpSize":
             return super().name(name, depth)
         known = self._names.get(name)
@@ -108,6 +121,26 @@ class AddressClassifier(Classifier):
                                                               values[0].start_byte)):
                 result = Kind.UNKNOWN
         self._names[name] = result
+        return result
+
+    def _passed(self, name: str) -> Kind:
+        """A ``__device__`` function's parameter: ``UNIFORM`` where the file calls the function
+        and every call passes a value its caller reads as ``UNIFORM`` (one call level up: the
+        caller's own parameters count only where it is a kernel); unknown otherwise."""
+        known = self._names.get(name)
+        if known is not None:
+            return known
+        result = self._names[name] = Kind.UNKNOWN
+        flow = self.flow
+        if self.call_depth == 0:
+            index = flow.parameters.index(name)
+            sites = self.flows.callers(flow)
+            kinds = [_argument_kind(self.flows, caller, start, end, index,
+                                    len(flow.parameters))
+                     for caller, start, end in sites]
+            if kinds and all(k is Kind.UNIFORM for k in kinds):
+                result = self._names[name] = Kind.UNIFORM
+                self.passed.append(name)
         return result
 
     def call(self, node: Node, depth: int) -> Kind:
@@ -136,6 +169,23 @@ class AddressClassifier(Classifier):
             declarations = _declarations(flow.parsed.data, root, name, inside=False)
         ranks = {rank for shared, rank in declarations if shared}
         return ranks.pop() if len(ranks) == 1 and all(s for s, _ in declarations) else -1
+
+
+def _argument_kind(flows: FileFlows, caller: FunctionFlow, start: int, end: int, index: int,
+                   count: int) -> Kind:
+    """The kind of argument ``index`` of the call at ``start``..``end`` of ``caller``, read one
+    call level up; unknown where the call does not pass ``count`` arguments (a default)."""
+    node: Node | None = caller.node.descendant_for_byte_range(start, end)
+    while node is not None and node.type != "call_expression" and node.start_byte >= start:
+        node = node.parent
+    if node is None or node.type != "call_expression":
+        return Kind.UNKNOWN
+    arguments = node.child_by_field_name("arguments")
+    args = [a for a in arguments.named_children if a.type != "comment"] \
+        if arguments is not None else []
+    if len(args) != count:
+        return Kind.UNKNOWN
+    return AddressClassifier(flows, caller, call_depth=1).value(args[index])
 
 
 def _declarations(data: bytes, within: Node, name: str,
@@ -174,13 +224,16 @@ def _in_function(node: Node) -> bool:
     return False
 
 
-def operand_kind(flows: FileFlows, flow: FunctionFlow, operand: Operand) -> Kind:
-    """The kind of the value ``operand`` binds, in ``flow``; ``UNKNOWN`` where its expression
-    is not one node of the function's tree (a macro's argument, a recovered function)."""
+def operand_kind(flows: FileFlows, flow: FunctionFlow,
+                 operand: Operand) -> tuple[Kind, tuple[str, ...]]:
+    """The kind of the value ``operand`` binds, in ``flow`` (``UNKNOWN`` where its expression
+    is not one node of the function's tree: a macro's argument, a recovered function), and
+    the parameters of ``flow`` it was read through, as every call of ``flow`` passes them."""
     parsed = flows.parsed
     start = parsed.to_byte(operand.expression_span.start)
     end = parsed.to_byte(operand.expression_span.end)
     node = flow.node.descendant_for_byte_range(start, end)
     if node is None or node.start_byte != start or node.end_byte != end:
-        return Kind.UNKNOWN
-    return AddressClassifier(flows, flow).value(node)
+        return Kind.UNKNOWN, ()
+    classifier = AddressClassifier(flows, flow)
+    return classifier.value(node), tuple(classifier.passed)
