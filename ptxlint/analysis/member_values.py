@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import tree_sitter
 
+from ptxlint.analysis.value_syntax import same_node
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_declarator
 
 if TYPE_CHECKING:
@@ -459,7 +460,7 @@ class Members:
             if (
                 definition is not None
                 and definition.type == "function_definition"
-                and all(definition.id != f.id for f in found)
+                and not any(same_node(definition, f) for f in found)
                 and self.is_constructor(cls, definition)
             ):
                 found.append(definition)
@@ -508,7 +509,7 @@ class Members:
             return False
         if site.given.asm:
             return isinstance(site.given.what, tree_sitter.Node) and (
-                expression.id == site.given.what.id
+                same_node(expression, site.given.what)
             )
         what = site.given.what
         return (

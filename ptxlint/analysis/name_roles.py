@@ -19,7 +19,7 @@ from typing import NamedTuple, Protocol
 import tree_sitter
 
 from ptxlint.analysis.name_search import IDENTIFIER, WORD_OR_DOLLAR
-from ptxlint.analysis.value_syntax import array_rank, callee, declaring_declarator
+from ptxlint.analysis.value_syntax import array_rank, callee, declaring_declarator, same_node
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_declarator
 
 __all__ = ["FileReader", "NameRoles", "Roles"]
@@ -61,7 +61,7 @@ def _is_own(definition: tree_sitter.Node, declarator: tree_sitter.Node) -> bool:
     """Whether ``declarator`` is function definition ``definition``'s own (its name's, not
     that of a function pointer it returns, nor a macro call's in its name)."""
     own = own_function_declarator(definition.child_by_field_name("declarator"))
-    return own is not None and own.id == declarator.id
+    return own is not None and same_node(own, declarator)
 
 
 class NameRoles:

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from collections.abc import Sequence
 from enum import Enum
 
@@ -96,6 +97,7 @@ from ptxlint.analysis.value_syntax import callee as _callee
 from ptxlint.analysis.value_syntax import declaring_declarator as _declared
 from ptxlint.analysis.value_syntax import member_callee as _member_callee
 from ptxlint.analysis.value_syntax import offsets_itself as _offsets_itself
+from ptxlint.analysis.value_syntax import same_node as _same_node
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     ancestors_of,
@@ -166,11 +168,14 @@ class _FileFacts:
         self.source = source
         self.parsed = parsed if parsed is not None else parse(source.path, source.text)
         self.data = self.parsed.data
-        self.functions: dict[int, _Function] = {}
+        self.functions: dict[tuple[int, int], _Function] = {}  # by the definition's bytes
         self._occurrences_of: dict[bytes, list[int]] = {}  # in the whole file, by name
         self._chunks: _Chunks | None = None  # built once searches cost enough (``_search``)
         self._searched = 0  # what the searches without it cost so far, in bytes
-        self._names = NameRoles(self)  # a name's definitions, call sites, file arrays
+        # The readers below hold a proxy, not the facts: a cycle would keep the file's tree
+        # alive until the collector ran (tests/test_collector.py: each tree dies with the
+        # file's outcome, by reference counting alone).
+        self._names = NameRoles(weakref.proxy(self))  # definitions, call sites, arrays
         self._definitions: dict[str, list[_Function]] = {}
         # with their callers, by callee name and whether through an object
         self._calls: dict[tuple[str, bool], list[tuple[tree_sitter.Node, _Function]]] = {}
@@ -227,9 +232,10 @@ class _FileFacts:
         return self._function(current)
 
     def _function(self, node: tree_sitter.Node) -> _Function:
-        fn = self.functions.get(node.id)
+        key = (node.start_byte, node.end_byte)
+        fn = self.functions.get(key)
         if fn is None:
-            fn = self.functions[node.id] = _describe(self.parsed, node)
+            fn = self.functions[key] = _describe(self.parsed, node)
         return fn
 
     def _search(self, name: bytes, start: int, end: int) -> list[int]:
@@ -278,7 +284,7 @@ class _FileFacts:
     def _owned(self, node: tree_sitter.Node, fn: _Function) -> bool:
         """``node`` belongs to ``fn`` itself, not to a lambda or local class inside it."""
         current = self._around(node)
-        return current is not None and current.id == fn.node.id
+        return current is not None and _same_node(current, fn.node)
 
     def _assignments(self, fn: _Function, name: str) -> tuple[list[Assigned], bool]:
         """What ``name`` is given in ``fn`` (declarations, assignments, asm outputs), and
@@ -592,7 +598,9 @@ class _FileFacts:
 
     def _members_of(self) -> Members:
         if self._members is None:
-            self._members = Members(self, self._shadows, _MAX_DEPTH)
+            me = weakref.proxy(self)
+            self._members = Members(me, lambda node, name: me._shadows(node, name),
+                                    _MAX_DEPTH)
         return self._members
 
     def value_in(

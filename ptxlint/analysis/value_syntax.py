@@ -178,3 +178,11 @@ def offsets_itself(parsed: ParsedSource, node: tree_sitter.Node, name: str) -> b
         if inner is None:
             return False
         node = inner
+
+
+def same_node(a: tree_sitter.Node, b: tree_sitter.Node) -> bool:
+    """``a`` and ``b`` are one node of the text: by where they are and what, not by ``id``. The
+    language server's re-lint reads a tree edited, not parsed again (``ParsedSource.positions``):
+    one node of it may be reached as two of distinct ids, one of them the unedited copy's (a
+    function whose declarations then seemed another's lost what they gave it)."""
+    return a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type
