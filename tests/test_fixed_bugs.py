@@ -81,6 +81,28 @@ def test_a_fix_is_caught_and_a_refactor_is_not(history: Path, tmp_path: Path) ->
     assert not tidy.fix_words
 
 
+def _one_commit(tmp_path: Path, before: str, after: str) -> fixed_bugs.CommitVerdict | None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    work = tmp_path / "work"
+    work.mkdir()
+    _git(work, "init", "-q")
+    _git(work, "config", "user.email", "t@example.com")
+    _git(work, "config", "user.name", "t")
+    for text, message in ((before, "add"), (after, "Fix the asm")):
+        (work / "k.cu").write_text(text)
+        _git(work, "add", "-A")
+        _git(work, "commit", "-q", "-m", message)
+    bare = tmp_path / "mirror" / "owner+name" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    [commit] = fixed_bugs.candidate_commits(bare)
+    blobs = fixed_bugs.Blobs(bare)
+    try:
+        return fixed_bugs.judge_commit("owner+name", bare, blobs, commit, tmp_path / "out")
+    finally:
+        blobs.close()
+
+
 # the template spells a macro argument, so each expansion is its own statement
 MACRO_BUGGY = """\
 #define ARRIVE(name, space) \\
@@ -100,26 +122,7 @@ ARRIVE(arrive_b, shared::cta)
 def test_a_fix_in_a_macro_body_is_caught_where_its_expansions_report_it(tmp_path: Path) -> None:
     # ptxlint reports a finding of a macro's expansion at the invocation, lines away from the
     # #define the commit changed; the finding's spelling in the body ties it to that statement.
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    work = tmp_path / "work"
-    work.mkdir()
-    _git(work, "init", "-q")
-    _git(work, "config", "user.email", "t@example.com")
-    _git(work, "config", "user.name", "t")
-    for text, message in ((MACRO_BUGGY, "add"),
-                          (MACRO_BUGGY.replace(".ival", ".inval"), "Fix the macro")):
-        (work / "k.cu").write_text(text)
-        _git(work, "add", "-A")
-        _git(work, "commit", "-q", "-m", message)
-    bare = tmp_path / "mirror" / "owner+name" / "repo"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
-    [commit] = fixed_bugs.candidate_commits(bare)
-    blobs = fixed_bugs.Blobs(bare)
-    try:
-        verdict = fixed_bugs.judge_commit("owner+name", bare, blobs, commit, tmp_path / "out")
-    finally:
-        blobs.close()
+    verdict = _one_commit(tmp_path, MACRO_BUGGY, MACRO_BUGGY.replace(".ival", ".inval"))
     assert verdict is not None and verdict.verdict == "caught"
     assert {h["rule"] for f in verdict.files for h in f.gone} == {"PTX204"}
 
@@ -230,28 +233,6 @@ def test_a_commit_shared_by_forks_is_mined_once(history: Path, tmp_path: Path,
     assert "unreviewed modifications of asm statements: 2" in alone  # the fix and the tidy-up
     assert alone.splitlines()[0] == both.splitlines()[0]
     assert "fork+name" not in both
-
-
-def _one_commit(tmp_path: Path, before: str, after: str) -> fixed_bugs.CommitVerdict | None:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    work = tmp_path / "work"
-    work.mkdir()
-    _git(work, "init", "-q")
-    _git(work, "config", "user.email", "t@example.com")
-    _git(work, "config", "user.name", "t")
-    for text, message in ((before, "add"), (after, "Fix the mma")):
-        (work / "k.cu").write_text(text)
-        _git(work, "add", "-A")
-        _git(work, "commit", "-q", "-m", message)
-    bare = tmp_path / "mirror" / "owner+name" / "repo"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
-    [commit] = fixed_bugs.candidate_commits(bare)
-    blobs = fixed_bugs.Blobs(bare)
-    try:
-        return fixed_bugs.judge_commit("owner+name", bare, blobs, commit, tmp_path / "out")
-    finally:
-        blobs.close()
 
 
 SHORT_D = """\
