@@ -1,4 +1,4 @@
-"""Shared by PTX601-PTX608: where a cross-statement finding is placed, read off the per-function
+"""Shared by PTX601-PTX610: where a cross-statement finding is placed, read off the per-function
 flows of :mod:`ptxlint.analysis.function_flow`. Not a rule module (rules/__init__ collects
 ``ptx*`` only)."""
 
@@ -6,6 +6,22 @@ from __future__ import annotations
 
 from ptxlint.analysis.function_flow import FunctionFlow, Step
 from ptxlint.model import AsmStatement, Span
+
+# What every protocol rule's docs say of the steps ptxlint cannot read and of the calls it follows
+# through type aliases (the function flows' behaviour, one text for the rules that share it).
+UNREADABLE_STEPS = """\
+An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
+not know, or an instruction no form spells) may be any step, and so may the declaration
+of an object whose class's constructor takes or may take one: either silences the rule
+as a call ptxlint cannot read does.
+"""
+ALIAS_CALLS = """\
+A helper called through a type alias is followed too (`using WGMMA = typename
+Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
+its class or its namespace): where the alias may name several classes (the primary
+template's and each specialization's member type, both sides of `conditional_t`), only
+where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
+"""
 
 
 def byte_span(flow: FunctionFlow, start: int, end: int) -> Span:

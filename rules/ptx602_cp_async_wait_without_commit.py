@@ -10,7 +10,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import COMMIT, COPY, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import line_of, step_span, where
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, line_of, step_span, where
 
 _COMMITS = frozenset({COMMIT, TRACKED})
 
@@ -68,16 +68,7 @@ of its `if`, or in the arm of another `if` that tests the same unchanging variab
 constant (warp roles, as PTX603 reads them). This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 The wait does not wait for those copies. PTX ISA 9.7.9.25.3.3 (`cp.async.wait_group`):
 "`cp.async.wait_group` instruction will cause executing thread to wait till only N or fewer

@@ -12,7 +12,7 @@ from ptxlint.model import AsmStatement, Finding, Severity, Span
 from ptxlint.ptx.protocols import COMMIT, COPY, MBAR_WAIT, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import byte_span, line_of, step_span, where
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, byte_span, line_of, step_span, where
 
 _COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
 _TRACKING = frozenset({TRACKED})
@@ -139,16 +139,7 @@ the wait, nor in a loop around the wait, and neither may be in an `if` arm or a 
 helper. Where no commit follows before the read either, PTX602 reports the wait instead.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async
 operations are made visible to the executing thread only after: the completion of

@@ -9,7 +9,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_LOAD, CLUSTER_RELEASE, FENCE_INIT, MBAR_INIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import step_span, where
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, step_span, where
 
 _RELEASES = frozenset({FENCE_INIT, CLUSTER_RELEASE})
 
@@ -63,16 +63,7 @@ synchronisation (`__syncthreads()`) after the init suffices there and no proxy f
 needed. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 With `.multicast::cluster`, "the mbarrier signal is also multicast to the same CTA-relative
 offset as mbar in the shared memory of the destination CTA" (9.7.9.25.4.1): the copy's

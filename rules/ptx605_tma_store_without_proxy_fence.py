@@ -10,7 +10,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_STORE, FENCE_PROXY, SHARED_WRITE
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import line_of, step_span
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, line_of, step_span
 
 _FENCES = frozenset({FENCE_PROXY})
 
@@ -78,16 +78,7 @@ write and the copy (the fence may be there: CUTLASS's `fence_view_async_shared()
 the two are in the two arms of one `if`, the rule is silent. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 Ordinary stores are performed by the generic proxy and the bulk copy reads through the async
 proxy. PTX ISA 9.7.9.25.2 ("Async Proxy"): "The cp{.reduce}.async.bulk operations are performed

@@ -10,7 +10,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import WG_COMMIT, WG_MMA, WG_WAIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import byte_span, reaches_registers, where
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, byte_span, reaches_registers, where
 
 _ACCESSES = ("read", "readwrite", "write")
 _WAITS = frozenset({WG_COMMIT, WG_WAIT})
@@ -129,16 +129,7 @@ the wait counted: none in a loop the wgmma is not in, nor in an `if` arm or loop
 nor a call that may commit.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 PTX ISA 9.7.15.7 (`wgmma.wait_group`): "Accessing the accumulator register or the input
 register containing the fragments of matrix A of a `wgmma.mma_async` instruction without first

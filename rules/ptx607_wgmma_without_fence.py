@@ -11,7 +11,7 @@ from ptxlint.ptx.protocols import WG_FENCE
 from ptxlint.ptx.protocols import WG_MMA as MMA
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import line_of, reaches_registers, step_span
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, line_of, reaches_registers, step_span
 
 _WRITES = ("write", "readwrite", "initialise")
 _FENCES = frozenset({WG_FENCE})
@@ -134,16 +134,7 @@ rescaled after the wait, and the fence only before the loop. Not where that way 
 rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 It also flags the first `wgmma.mma_async` a `__global__` kernel issues (its own, or one of a
 helper it calls) where no `wgmma.fence` may run before it: none lies before it in the kernel
 or the helpers it calls, on any path, and between the kernel's entry and the `wgmma` lies no

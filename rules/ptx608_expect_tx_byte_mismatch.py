@@ -9,7 +9,7 @@ from ptxlint.model import AsmStatement, Finding, PtxOperand, Severity
 from ptxlint.ptx.protocols import BULK_LOAD, EXPECT_TX, MBAR_WAIT
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import step_span
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, step_span
 
 _TAKES = frozenset({BULK_LOAD, EXPECT_TX})
 
@@ -101,16 +101,7 @@ multicast copy, a second expect-tx, a copy in another loop or in an `if` arm or 
 helper, a call ptxlint cannot read, a non-constant size. This rule is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 PTX ISA 9.7.13.15.5 ("tx-count"): "The tx-count of an mbarrier object must be set to the total
 amount of asynchronous memory operations, in units as specified by the asynchronous

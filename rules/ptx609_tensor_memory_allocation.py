@@ -9,7 +9,7 @@ from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import TC_ALLOC, TC_DEALLOC, TC_RELINQUISH
 from ptxlint.rule import Rule, RuleContext
 
-from ._protocol import step_span, where
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, step_span, where
 
 _DEALLOC = frozenset({TC_DEALLOC})
 _ALLOCATION = frozenset({TC_ALLOC, TC_DEALLOC})
@@ -112,16 +112,7 @@ A kernel that never relinquishes the permit is not flagged: the ISA does not req
 is in preview.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
-An asm statement whose template ptxlint cannot read (a hole, such as a macro it does
-not know, or an instruction no form spells) may be any step, and so may the declaration
-of an object whose class's constructor takes or may take one: either silences the rule
-as a call ptxlint cannot read does.
-A helper called through a type alias is followed too (`using WGMMA = typename
-Selector<N>::type; WGMMA::wgmma(...)`, `conditional_t<B, T, F>`, an alias of the function,
-its class or its namespace): where the alias may name several classes (the primary
-template's and each specialization's member type, both sides of `conditional_t`), only
-where every one's method takes the same steps; the call is one ptxlint cannot read otherwise.
-
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """
 ## Why is this bad?
 PTX ISA, "Tensor Memory Allocation and Management Instructions" (`tcgen05.alloc`,
 `tcgen05.dealloc`, `tcgen05.relinquish_alloc_permit`; "Tensor Memory Allocation" says the
