@@ -109,3 +109,12 @@ def test_an_addressing_error_on_a_line_without_an_address_is_judged_again() -> N
     assert not agreement._trusted("setp.hi.xor.u16 %p1, %h2, %h3, %p4", message)
     assert agreement._trusted("ld.global.u32 %r1, [%r2]",
                               "Illegal Addressing Mode in instruction 'ld'")
+
+
+def test_a_modifier_error_naming_a_word_the_line_does_not_spell_is_judged_again() -> None:
+    # a cold run's batch with texture instructions drew "Illegal modifier 'dimension'" onto 18
+    # setp lines that assemble alone: ptxas named its own word for another line's geometry
+    message = "Illegal modifier 'dimension' for instruction 'setp'"
+    assert not agreement._trusted("setp.geu.and.f32 %p1, %f2, %f3, %p4", message)
+    assert agreement._trusted("tex.1d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f1}]",
+                              "Illegal modifier '.v4' for instruction 'tex'")
