@@ -9,12 +9,12 @@ import shutil
 
 import pytest
 
-from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
-from ptxlint.verify import VerifyOptions, discover, verify
+from ptxlint.verify import discover
 from ptxlint.verify.configuration import not_in_default_build
 from tests.toolchain_cache import oracle_cache_root
+from tests.verify_runs import check_and_verify
 
 toolchain = discover()
 needs_cuda = pytest.mark.skipif(
@@ -43,10 +43,7 @@ def test_the_dead_branchs_finding_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
     path = tmp_path / "k.cu"
     path.write_text(SOURCE)
-    args = build_parser().parse_args(["check", str(path), "--isolated", "--select", "PTX008"])
-    config, selector, rules, context = _configure(args)
-    result = verify(run(args.paths, config, selector, rules, context),
-                    VerifyOptions(files=(str(path),), arch="sm_90"))
+    result = check_and_verify(path, "PTX008")
     by_line = {result.sources[f.path].line_col(f.span.start).line: result.verdict(f)
                for f in result.findings}
     assert by_line[2].evidence.startswith("compiles cleanly"), by_line[2]

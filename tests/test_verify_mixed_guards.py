@@ -10,13 +10,13 @@ import shutil
 
 import pytest
 
-from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.ptx.targets import Target, arch_targets
-from ptxlint.verify import VerifyOptions, discover, verify
+from ptxlint.verify import discover
 from ptxlint.verify.configuration import defines_for, target_for
 from tests.toolchain_cache import oracle_cache_root
+from tests.verify_runs import check_and_verify
 
 toolchain = discover()
 needs_cuda = pytest.mark.skipif(
@@ -59,10 +59,7 @@ def cache_dir(monkeypatch):
 def test_the_finding_is_compiled(tmp_path, cache_dir):
     path = tmp_path / "k.cu"
     path.write_text(SOURCE)
-    args = build_parser().parse_args(["check", str(path), "--isolated", "--select", "PTX008"])
-    config, selector, rules, context = _configure(args)
-    result = verify(run(args.paths, config, selector, rules, context),
-                    VerifyOptions(files=(str(path),), arch="sm_90"))
+    result = check_and_verify(path, "PTX008")
     verdicts = [result.verdict(f) for f in result.findings]
     assert len(verdicts) == 2
     for verdict in verdicts:

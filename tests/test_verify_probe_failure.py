@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from ptxlint.cli import _configure, build_parser, run
-from ptxlint.verify import VerifyOptions, discover, verify
+from ptxlint.verify import discover
 from tests.toolchain_cache import oracle_cache_root
+from tests.verify_runs import check_and_verify
 
 toolchain = discover()
 needs_cuda = pytest.mark.skipif(
@@ -34,10 +34,7 @@ def test_the_probe_failure_names_ptxas(tmp_path, monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
     path = tmp_path / "k.cu"
     path.write_text(SOURCE)
-    args = build_parser().parse_args(["check", str(path), "--isolated", "--select", "PTX008"])
-    config, selector, rules, context = _configure(args)
-    result = verify(run(args.paths, config, selector, rules, context),
-                    VerifyOptions(files=(str(path),), arch="sm_90"))
+    result = check_and_verify(path, "PTX008")
     verdicts = [result.verdict(f) for f in result.findings]
     assert len(verdicts) == 2
     for verdict in verdicts:
