@@ -16,14 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from ptxlint.verify import discover
+from tests.toolchain_marks import needs_cuda
 
 ROOT = Path(__file__).resolve().parent.parent
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
 
 
 def ptxlint(*args: str | bytes, cwd: Path | str | None = None, timeout: float = 120,

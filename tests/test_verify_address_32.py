@@ -5,23 +5,17 @@ case, never "another reason". Toolchain tests skip without nvcc/ptxas."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ptxlint.cli import _configure, build_parser, run
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import VerifyOptions, discover, verify
+from ptxlint.verify import VerifyOptions, verify
 from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.recipes import ADDRESS_32_CLAIM
 from tests.toolchain_cache import oracle_cache_root
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
+from tests.toolchain_marks import needs_cuda
 
 # a 32-bit integer as a generic address (PTX206) and a shared-window offset as a .global one
 # (PTX301's error case)

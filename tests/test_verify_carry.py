@@ -6,21 +6,12 @@ addition's add.cc/addc.cc) reads the compiler's carry. Toolchain tests skip with
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
-from ptxlint.verify import VerifyOptions, differential, discover, verify
+from ptxlint.verify import VerifyOptions, differential, verify
 from tests.toolchain_cache import oracle_cache_root
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc and a host compiler (CUDA Toolkit not found)",
-)
+from tests.toolchain_marks import needs_nvcc
 
 # tests/test_optimizer_evidence.py's CARRY_VOLATILE: nvcc 13.0 -O3 puts the 128-bit addition's
 # add.cc.s64/addc.cc.s64 between the two volatile statements
@@ -63,7 +54,7 @@ def test_a_carry_nvcc_set_for_its_own_code_is_the_one_the_consumer_reads():
     assert not confirmed and "follows a '.cc' producer" in evidence
 
 
-@needs_cuda
+@needs_nvcc
 def test_the_volatile_consumer_warning_is_judged_by_the_compile(tmp_path, monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
     path = tmp_path / "k.cu"

@@ -6,21 +6,12 @@ PTX102 findings on __ldcg/__ldca went unverifiable. Toolchain tests skip without
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
-from ptxlint.verify import VerifyOptions, cu_probe, discover, verify
+from ptxlint.verify import VerifyOptions, cu_probe, verify
 from tests.toolchain_cache import oracle_cache_root
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc and a host compiler (CUDA Toolkit not found)",
-)
+from tests.toolchain_marks import needs_nvcc
 
 SOURCE = """\
 #define MY_PTR "l"
@@ -41,7 +32,7 @@ def test_the_probe_writes_the_letters_the_macro_stands_for():
     assert ': "l"(ptxlint_v1));' in probe
 
 
-@needs_cuda
+@needs_nvcc
 def test_the_function_level_probe_compiles(tmp_path, monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
     path = tmp_path / "k.cu"

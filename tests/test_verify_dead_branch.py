@@ -5,22 +5,12 @@ anyway. Toolchain tests skip without nvcc/ptxas."""
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
-from ptxlint.verify import discover
 from ptxlint.verify.configuration import not_in_default_build
 from tests.toolchain_cache import oracle_cache_root
+from tests.toolchain_marks import needs_cuda
 from tests.verify_runs import check_and_verify
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
 
 SOURCE = """\
 #if 1

@@ -7,23 +7,14 @@ next instruction) keep the statement's words. Toolchain tests skip without nvcc/
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import Finding, Severity, SourceFile, Span
-from ptxlint.verify import VerifyOptions, discover, verify
+from ptxlint.verify import VerifyOptions, verify
 from ptxlint.verify.diagnostics import Diagnostic
 from ptxlint.verify.probe_errors import Mapped, finding_lines, on_lines
 from tests.toolchain_cache import oracle_cache_root
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
+from tests.toolchain_marks import needs_cuda
 
 SOURCE = """\
 __device__ unsigned long long f() {

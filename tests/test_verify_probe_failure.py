@@ -6,19 +6,9 @@ nvcc/ptxas."""
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
-from ptxlint.verify import discover
 from tests.toolchain_cache import oracle_cache_root
+from tests.toolchain_marks import needs_cuda
 from tests.verify_runs import check_and_verify
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
 
 SOURCE = """\
 __device__ void f(unsigned x) {

@@ -5,19 +5,10 @@ without nvcc/ptxas."""
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
 from ptxlint.cli import _configure, build_parser, run
-from ptxlint.verify import VerifyOptions, discover, verify
+from ptxlint.verify import VerifyOptions, verify
 from tests.toolchain_cache import oracle_cache_root
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
+from tests.toolchain_marks import needs_cuda
 
 SOURCE = """\
 __global__ void k(const unsigned long long* p, unsigned long long* o) {

@@ -4,7 +4,6 @@ in the test cache (tests/toolchain_cache.py)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,13 @@ from ptxlint.cli import _configure, build_parser, run
 from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.report.run_result import RunResult
-from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, discover, runner, verify, whole_file
+from ptxlint.verify import TOOLCHAIN_ERROR, VerifyOptions, runner, verify, whole_file
 from ptxlint.verify.diagnostics import parse
 from tests.toolchain_cache import oracle_cache_root
+from tests.toolchain_marks import needs_cuda, toolchain
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "rules"
-
-toolchain = discover()
-needs_cuda = pytest.mark.skipif(
-    toolchain.ptxas is None or toolchain.nvcc is None or shutil.which("g++") is None,
-    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
-)
 
 
 @pytest.fixture(autouse=True)

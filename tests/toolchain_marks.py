@@ -1,0 +1,24 @@
+"""Skip markers for tests that need the CUDA toolchain, found once the way ``--verify`` finds it
+(its flags, ``CUDA_HOME``/``CUDA_PATH``, ``PATH``, the pip extra)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ptxlint.verify import discover
+
+toolchain = discover()
+
+# nvcc compiles the host side too, so a host compiler is needed wherever nvcc runs
+_HOST = shutil.which("g++") is not None
+
+needs_cuda = pytest.mark.skipif(
+    toolchain.ptxas is None or toolchain.nvcc is None or not _HOST,
+    reason="needs nvcc, ptxas and a host compiler (CUDA Toolkit not found)",
+)
+needs_nvcc = pytest.mark.skipif(
+    toolchain.nvcc is None or not _HOST,
+    reason="needs nvcc and a host compiler (CUDA Toolkit not found)",
+)
