@@ -11,7 +11,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.verify import VerifyOptions, differential, verify
 from tests.toolchain_cache import oracle_cache_root
-from tests.toolchain_marks import needs_nvcc
+from tests.toolchain_marks import needs_nvcc_host
 
 # tests/test_optimizer_evidence.py's CARRY_VOLATILE: nvcc 13.0 -O3 puts the 128-bit addition's
 # add.cc.s64/addc.cc.s64 between the two volatile statements
@@ -54,7 +54,7 @@ def test_a_carry_nvcc_set_for_its_own_code_is_the_one_the_consumer_reads():
     assert not confirmed and "follows a '.cc' producer" in evidence
 
 
-@needs_nvcc
+@needs_nvcc_host
 def test_the_volatile_consumer_warning_is_judged_by_the_compile(tmp_path, monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
     path = tmp_path / "k.cu"

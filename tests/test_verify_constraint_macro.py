@@ -11,7 +11,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.verify import VerifyOptions, cu_probe, verify
 from tests.toolchain_cache import oracle_cache_root
-from tests.toolchain_marks import needs_nvcc
+from tests.toolchain_marks import needs_nvcc_host
 
 SOURCE = """\
 #define MY_PTR "l"
@@ -32,7 +32,7 @@ def test_the_probe_writes_the_letters_the_macro_stands_for():
     assert ': "l"(ptxlint_v1));' in probe
 
 
-@needs_nvcc
+@needs_nvcc_host
 def test_the_function_level_probe_compiles(tmp_path, monkeypatch):
     monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
     path = tmp_path / "k.cu"
