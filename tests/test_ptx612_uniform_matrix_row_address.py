@@ -3,7 +3,10 @@ same in every lane reads (or writes) one row for all of them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.conftest import lint_text
+from tests.toolchain_cache import gpu_program, needs_gpu
 
 HEAD = "#include <cstdint>\n#include <cuda_fp16.h>\n"
 LOAD_X4 = ('asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"'
@@ -133,3 +136,45 @@ def test_a_helper_called_from_a_helper_is_silent() -> None:
         "__global__ void gemm", "__device__ void outer(const half* s) { uint32_t q[4]; "
         "ldmatrix_a(q, s); }\n__global__ void gemm")
     assert lint_text(text, select=("PTX612",)) == []
+
+
+# ldmatrix .x1 on an 8x8 tile of b16 values row * 8 + column: lane t receives row t / 4,
+# columns 2 * (t % 4) and the next (PTX ISA, "Warp-level matrix load instruction: ldmatrix",
+# the fragment layout of .m8n8 .b16); with ROW the row address each of lanes 0-7 gives.
+_RUN = HEAD + """#include <cstdio>
+__global__ void load(unsigned* out) {
+  __shared__ unsigned short tile[64];
+  for (int i = threadIdx.x; i < 64; i += 32) tile[i] = (unsigned short)i;
+  __syncwarp();
+  unsigned v;
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];"
+               : "=r"(v) : "r"((unsigned)__cvta_generic_to_shared(ROW)));
+  out[threadIdx.x] = v;
+}
+int main() {
+  unsigned* out;
+  cudaMallocManaged(&out, 32 * sizeof(unsigned));
+  load<<<1, 32>>>(out);
+  cudaDeviceSynchronize();
+  for (int t = 0; t < 32; ++t) printf("%u %u\\n", out[t] & 0xffff, out[t] >> 16);
+  return 0;
+}
+"""
+
+
+@needs_gpu
+def test_on_a_gpu_one_address_for_every_lane_loads_row_0_for_every_row(tmp_path: Path) -> None:
+    rows = {}
+    for name, row in (("own-row", "&tile[(threadIdx.x % 8) * 8]"), ("one-address", "tile")):
+        source = _RUN.replace("ROW", row)
+        findings = lint_text(source, select=("PTX612",))
+        assert len(findings) == (name == "one-address"), findings
+        folder = tmp_path / name
+        folder.mkdir()
+        out = gpu_program(str(folder), source, "-arch=native")()
+        pairs = [tuple(int(v) for v in line.split()) for line in out.splitlines()]
+        assert len(pairs) == 32
+        assert all(high == low + 1 and low % 8 == 2 * (t % 4) for t, (low, high) in enumerate(pairs))
+        rows[name] = [low // 8 for low, _ in pairs]
+    assert rows["own-row"] == [t // 4 for t in range(32)]
+    assert rows["one-address"] == [0] * 32  # every lane's "row" is row 0
