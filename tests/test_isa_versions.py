@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ptxlint.cli import main
+from ptxlint.model import GuardMacro
 from ptxlint.ptx import grammar
 from ptxlint.ptx.instructions import ptx_requirement
 from ptxlint.ptx.parser import parse_template
@@ -88,6 +89,21 @@ def test_toolkit_guards_decide_whether_the_oldest_toolkit_compiles() -> None:
     assert not toolkit_compiles(("__CUDA_ARCH__ >= 1000",), (12, 4), 84)  # no sm_100 in 12.4
     assert toolkit_compiles(("__CUDA_ARCH__ >= 1000",), (12, 8), 87)
     assert not toolkit_compiles(("defined(PROJECT_FEATURE)",), (12, 4), 84)
+
+
+def test_toolkit_guards_that_read_alike_for_every_target_with_ones_that_do_not() -> None:
+    # the version test reads the same for every target, the arch test does not
+    both = ("CUDA_VERSION >= 12000", "__CUDA_ARCH__ >= 1000")
+    assert not toolkit_compiles(both, (12, 4), 84)  # no sm_100 in 12.4
+    assert toolkit_compiles(both, (12, 8), 87)
+    assert not toolkit_compiles(("CUDA_VERSION >= 12090", "__CUDA_ARCH__ >= 1000"), (12, 8), 87)
+    # a guard naming the file's macro reads what the macro's definition reads: the target
+    late = (GuardMacro("HAS_SM100", "1", ("__CUDA_ARCH__ >= 1000",)),)
+    assert not toolkit_compiles(("HAS_SM100",), (12, 4), 84, late)
+    assert toolkit_compiles(("HAS_SM100",), (12, 8), 87, late)
+    arch = (GuardMacro("ARCH", "__CUDA_ARCH__"),)
+    assert not toolkit_compiles(("CUDA_VERSION >= 12000", "ARCH >= 1000"), (12, 4), 84, arch)
+    assert toolkit_compiles(("CUDA_VERSION >= 12000", "ARCH >= 1000"), (12, 8), 87, arch)
 
 
 SOURCE = """\

@@ -452,13 +452,56 @@ def toolkit_compiles(
     toolkit = dict(_toolkit_defines(*version))
     toolkit["__cccl_ptx_isa"] = ptx * 10
     by_name = macro_map(macros) if macros else None
-    for target in TARGETS:
-        if not any_target and not _toolkit_knows(version, target):
-            continue
-        defines = {**_DEFINES.get(target, _defines(target)), **toolkit}
-        if all(_evaluate(guard, defines, by_name) is True for guard in guards):
+    considered = TARGETS if any_target else _known_targets(version)
+    if not considered:
+        return False
+    # a guard that reads the same for every target is evaluated once, not once per target (the
+    # CUDA 13 headers' 321 calls, cold: 67 ms -> 5 ms)
+    varying = guards if _varies_by_target(macros) else tuple(
+        guard for guard in guards if _varies_by_target(guard))
+    if len(varying) < len(guards):
+        defines = {**_target_defines(considered[0]), **toolkit}
+        if not all(_evaluate(guard, defines, by_name) is True
+                   for guard in guards if guard not in varying):
+            return False
+        if not varying:
+            return True
+    for target in considered:
+        defines = {**_target_defines(target), **toolkit}
+        if all(_evaluate(guard, defines, by_name) is True for guard in varying):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=64)
+def _known_targets(version: tuple[int, int]) -> tuple[Target, ...]:
+    """The targets CUDA ``version`` compiles for (``_toolkit_knows``), listed once per
+    toolkit: ``toolkit_compiles`` asked it of every target on each call."""
+    return tuple(target for target in TARGETS if _toolkit_knows(version, target))
+
+
+# What every define that differs between targets is spelled with (``_defines``; the guards'
+# ``__CUDA_ARCH_HAS_FEATURE__(SM100_ALL)`` too)
+_ARCH_SPELLING = "__CUDA_ARCH"
+
+
+def _varies_by_target(read: str | Sequence[GuardMacro]) -> bool:
+    """Whether a guard, or the definitions of the file's macros that guards may read (their
+    bodies, and the conditions under which they hold), name a define of ``_defines``, which
+    alone differ between targets: else it reads the same for every target."""
+    if isinstance(read, str):
+        return _ARCH_SPELLING in read
+    return any(
+        _ARCH_SPELLING in macro.body or any(_ARCH_SPELLING in c for c in macro.conditions)
+        for macro in read
+    )
+
+
+def _target_defines(target: Target) -> Mapping[str, int | None]:
+    defines = _DEFINES.get(target)
+    if defines is None:
+        defines = _DEFINES[target] = _defines(target)
+    return defines
 
 
 def compiled_for_host(guards: tuple[str, ...]) -> bool:
