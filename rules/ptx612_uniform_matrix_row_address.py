@@ -27,9 +27,9 @@ def _address_ref(operand: PtxOperand) -> int | None:
 class UniformMatrixRowAddress(Rule):
     id = "PTX612"
     name = "uniform-matrix-row-address"
-    preview = True
     severity = Severity.WARNING
-    needs = ("instructions",)
+    # ldmatrix and stmatrix always spell .sync.aligned: a statement without a collective has neither
+    needs = ("collectives",)
     summary = "ldmatrix/stmatrix given the same row address by every lane of the warp"
     tags = ("correctness", "memory", "warp")
     docs = """\
