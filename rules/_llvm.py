@@ -12,8 +12,8 @@ if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxl
     from ptxlint.model import LlvmCall
 
 __all__ = [
-    "API_NAMES", "JULIA_COPIES", "TRITON_COPIES", "TRITON_FAMILY", "constraint_span", "copies",
-    "count", "known_call", "llvm_call", "registers",
+    "API_NAMES", "JULIA_COPIES", "LLVMLITE_COPIES", "TRITON_COPIES", "TRITON_FAMILY",
+    "constraint_span", "copies", "count", "known_call", "llvm_call", "registers",
 ]
 API_NAMES = {
     "triton": "Triton",
@@ -41,10 +41,19 @@ JULIA_COPIES = (
 )
 
 
+LLVMLITE_COPIES = (
+    "LLVM inlines the function around the asm at each of its call sites (a Numba device "
+    "function into every kernel that calls it, twice where two calls reach it) or unrolls a "
+    "loop around it, so one PTX function may hold it twice, and the second copy"
+)
+
+
 def copies(statement: AsmStatement) -> str:
     """Why a second copy of this LLVM-syntax asm lands in the same PTX function."""
     call = statement.llvm
-    return JULIA_COPIES if call is not None and call.api == "julia" else TRITON_COPIES
+    if call is not None and call.api == "julia":
+        return JULIA_COPIES
+    return LLVMLITE_COPIES if call is not None and call.api == "llvmlite" else TRITON_COPIES
 
 
 def registers(span: tuple[int, int]) -> str:

@@ -44,6 +44,14 @@ opens and a later one closes, both `volatile` or without outputs (`asm("{");` ..
 `asm(".reg .pred p;");` ... `asm("}");`, sppark's field arithmetic): that scope is the
 braces, and each emitted copy of the function has its own (`ptxlint.analysis.split_scopes`).
 
+A template with a hole (a macro ptxlint cannot read, a Python value built at run time) is read up
+to its first hole: a declaration that ends before it stands at the depth the braces before it
+give, whatever the hole holds. So does an LLVM-syntax declaration whose one name is the hole
+(Numba's `f".reg .pred {temp_reg};"`, the name from a helper): a name a Python module builds
+is the same in every copy of the statement unless the template spells `${:uid}`, and a module
+that never spells it builds none that does. A C++ macro as the name says nothing (it may expand
+to a `%=` name), nor does a declaration after the first hole (the hole may open a scope).
+
 ## Why is this bad?
 The template is pasted into the enclosing function's PTX. A declaration outside braces lands in
 the function's scope, so as soon as the statement is emitted twice — the function is inlined at
@@ -71,7 +79,8 @@ quote of the last, in the file's own line-break style. It is offered only when b
 string literals (not macros). It is safe: a name declared by this template is only visible to
 later asm statements by accident of emission order. A template that declares names it never uses
 itself (a declaration meant for *another* asm statement) gets no fix: scoping would break the
-other statement.
+other statement. Nor does a template with a hole: the hole may hold a brace, or
+use the name.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:

@@ -31,7 +31,9 @@ statement (also across inlining and unrolling), so they cannot collide.
 One defect, one finding: the missing braces. The finding names every such label of the
 template; where the template also declares a register outside braces, PTX201's finding names the
 labels and this rule is silent. Nor does it flag a statement inside a scope an earlier statement
-of its function opens and a later one closes (PTX201 says when).
+of its function opens and a later one closes (PTX201 says when). A template with a hole is read
+up to its first hole, as PTX201 reads it: a label defined before the hole is flagged, one after it
+is not (the hole may open a scope).
 
 ## Why is this bad?
 Labels share the enclosing function's scope. Once the statement is emitted twice — its function
@@ -58,7 +60,8 @@ or name the label `DONE%=`.
 ## Fix safety
 The fix wraps the whole template in `{ }` (see PTX201), in the file's own layout, when both ends
 of the template are string literals. It is safe; it is not offered when a label is never branched
-to from this template (another asm statement jumps to it, and a scope would hide it).
+to from this template (another asm statement jumps to it, and a scope would hide it), nor for a
+template with a hole (it may hold a brace, or branch to the label).
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from ptxlint.lazy_regex import on_first_use
-from ptxlint.model import AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
+from ptxlint.model import HOLE, AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
 from ptxlint.ptx.instructions import family
 from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.template_memo import TemplateMemo
@@ -35,9 +35,16 @@ class Unscoped(NamedTuple):
 
     declarations: tuple[PtxDirective, ...]  # each with at least one such name
     labels: tuple[PtxLabel, ...]
-    all_used: bool  # every such name is used by the template itself: braces hide it from nothing
+    # every such name is used by the template itself: braces hide it from nothing (False in a
+    # template with a hole, which may use it or hold a brace the braces would unbalance)
+    all_used: bool
+    # a declaration whose name is a hole (``unread_names``), with the hole as its source spells it
+    unread: tuple[tuple[PtxDirective, str], ...] = ()
 
     def names(self, directive: PtxDirective) -> tuple[str, ...]:
+        for declared, shown in self.unread:
+            if declared is directive:
+                return (shown,)
         return tuple(n for n in directive.declared if not _per_copy(n))
 
 
@@ -89,30 +96,95 @@ def _per_copy(name: str) -> bool:
     return "%=" in name or "${:uid}" in name
 
 
+def _known_until(statement: AsmStatement) -> int | None:
+    """The template offset before which brace depths can be trusted: its end where it has no
+    hole and its braces balance (``braces_known``), its first hole where the braces before it
+    never close more than they open (a hole may hold any text, a brace too, so what follows it
+    is unknown, but what precedes it stands at the depth its own braces give); None where no
+    depth is known (a ``}`` closing a scope an earlier statement opened)."""
+    text = statement.template.text
+    first = text.find(HOLE)
+    if first < 0:
+        return len(text) if braces_known(statement) else None
+    depth = 0
+    for brace in statement.ptx.braces:
+        if brace.offset >= first:
+            break
+        depth += 1 if brace.char == "{" else -1
+        if depth < 0:
+            return None
+    return first
+
+
+# The spelling of a name unique per emitted copy, in the text of a Python module that builds
+# one (``${:uid}``, ``${{:uid}}`` inside an f-string).
+_UID = ":uid}"
+
+
+def unread_names(statement: AsmStatement, directive: PtxDirective) -> str | None:
+    """Where ``directive`` declares one name and the whole name is a hole (``.reg .pred
+    {temp_reg};`` built at run time by a Python module, Numba's fp16 comparisons): the hole as
+    the source spells it. A name built at run time is the same in each copy of the statement
+    unless the template's own syntax makes it unique per copy, which for LLVM inline asm is the
+    text ``${:uid}``: a module that never spells it builds no such name. A C++ macro whose
+    text ptxlint cannot read may expand to ``%=`` (unique per copy), so a C++ hole says
+    nothing; nor does a hole beside other names, or inside one (``p{i}``)."""
+    if directive.declared or statement.syntax != "llvm" or _UID in statement.source.text:
+        return None
+    text = directive.text
+    hole = text.find(HOLE)
+    if hole < 0 or text.find(HOLE, hole + 1) >= 0:
+        return None
+    prefix = _DECL_PREFIX().match(text)
+    if prefix is None or prefix.end() != hole or text[hole + 1:].strip() not in (";", ""):
+        return None
+    span = statement.template.source_span(directive.start + hole, directive.start + hole + 1)
+    return statement.source.text[span.start:span.end]
+
+
+# what precedes a declaration's names: its state space, type and vector words
+_DECL_PREFIX = on_first_use(r"\.[a-z]+(?:\s+\.[\w:]+)*\s+")
+
+
 def unscoped(statement: AsmStatement) -> Unscoped | None:
     """The declarations and labels at brace depth 0 of a function's template whose depths are
     known; None where there are none (most templates), at file scope (emitted once, meant to be
-    global) or where the depths cannot be trusted."""
+    global) or where the depths cannot be trusted. In a template with a hole, those that end
+    before it: what they declare is spelled out, at the depth the braces before them give,
+    whatever the hole holds; and a declaration whose one name is the hole where that name is
+    the same in each copy (``unread_names``)."""
     ptx = statement.ptx
     if not ptx.directives and not ptx.labels:
         return None
-    if is_file_scope(statement) or not braces_known(statement):
+    if is_file_scope(statement):
         return None
-    declarations = tuple(
-        d for d in ptx.directives
-        if d.depth == 0 and d.name in SCOPED_DECLARATIONS
-        and any(not _per_copy(n) for n in d.declared)
-    )
+    known = _known_until(statement)
+    if known is None:
+        return None
+    holes = known < len(statement.template.text)
+    declarations: list[PtxDirective] = []
+    unread: list[tuple[PtxDirective, str]] = []
+    for d in ptx.directives:
+        if d.depth != 0 or d.name not in SCOPED_DECLARATIONS or d.start >= known:
+            continue
+        if d.end <= known and any(not _per_copy(n) for n in d.declared):
+            declarations.append(d)
+        elif holes:
+            shown = unread_names(statement, d)
+            if shown is not None:
+                declarations.append(d)
+                unread.append((d, shown))
     labels = tuple(
-        label for label in ptx.labels if label.depth == 0 and not _per_copy(label.name)
+        label for label in ptx.labels
+        if label.depth == 0 and label.end <= known and not _per_copy(label.name)
     )
     if not declarations and not labels:
         return None
     used = used_names(ptx)
-    all_used = all(
+    all_used = not holes and all(
         uses_declared(n, used) for d in declarations for n in d.declared
     ) and all(label.name in used for label in labels)
-    return Unscoped(declarations, labels, all_used)
+    return Unscoped(tuple(declarations), labels, all_used, tuple(unread))
 
 
 # Instructions that take a symbol (a variable's or a function's name) as a source outside an
