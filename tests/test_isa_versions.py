@@ -16,7 +16,7 @@ from ptxlint.model import GuardMacro
 from ptxlint.ptx import grammar
 from ptxlint.ptx.instructions import ptx_requirement
 from ptxlint.ptx.parser import parse_template
-from ptxlint.ptx.targets import toolkit_compiles
+from ptxlint.ptx.targets import holds_for_no_target, toolkit_compiles
 from ptxlint.ptx.versions import (
     NEWEST_KNOWN,
     cmake_min_cuda,
@@ -104,6 +104,22 @@ def test_toolkit_guards_that_read_alike_for_every_target_with_ones_that_do_not()
     arch = (GuardMacro("ARCH", "__CUDA_ARCH__"),)
     assert not toolkit_compiles(("CUDA_VERSION >= 12000", "ARCH >= 1000"), (12, 4), 84, arch)
     assert toolkit_compiles(("CUDA_VERSION >= 12000", "ARCH >= 1000"), (12, 8), 87, arch)
+
+
+def test_no_target_compiles_guards_that_read_alike_for_every_target_with_ones_that_do_not(
+) -> None:
+    # some target compiles each of them with some supported toolkit...
+    assert not holds_for_no_target(("CUDA_VERSION >= 12000", "__CUDA_ARCH__ >= 900"))
+    assert not holds_for_no_target(("__CUDACC_VER_MAJOR__ < 12", "__CUDA_ARCH__ < 800"))
+    # ...but none of these: no toolkit, no target, or no target of a toolkit that compiles
+    assert holds_for_no_target(("CUDA_VERSION < 9000", "__CUDA_ARCH__ >= 900"))
+    assert holds_for_no_target(("__CUDA_ARCH__ >= 900", "!(__CUDA_ARCH__ >= 800)"))
+    # a guard naming the file's macro reads what the macro's definition reads: the target
+    arch = (GuardMacro("ARCH", "__CUDA_ARCH__"),)
+    assert holds_for_no_target(("ARCH >= 900", "__CUDA_ARCH__ < 900"), arch)
+    assert not holds_for_no_target(("ARCH >= 900", "CUDA_VERSION >= 12000"), arch)
+    late = (GuardMacro("HAS_SM90", "1", ("__CUDA_ARCH__ >= 900",)),)
+    assert holds_for_no_target(("!defined(HAS_SM90)", "__CUDA_ARCH__ >= 900"), late)
 
 
 SOURCE = """\

@@ -240,24 +240,33 @@ def holds_for_no_target(guards: tuple[str, ...], macros: tuple[GuardMacro, ...] 
     # merged for each: the CUDA 13 headers' 121 calls evaluated 13,016 guards, and the whole
     # ``check -j 1 --no-cache`` there took 21.62 G instructions (cachegrind), 21.39 G so
     plain = [not by_name or by_name.keys().isdisjoint(_guard_names(g)) for g in guards]
-    for target in TARGETS:
-        defines = _DEFINES.get(target)
-        if defines is None:
-            defines = _DEFINES[target] = _defines(target)
-        for toolkit, sample in enumerate(_TOOLKIT_SAMPLE):
-            with_toolkit = None
-            for guard, alone in zip(guards, plain, strict=True):
-                if alone:
-                    value = _value(guard, target, toolkit)
-                else:
-                    if with_toolkit is None:
-                        with_toolkit = {**defines, **sample}
-                    value = _evaluate(guard, with_toolkit, by_name)
-                if value is False:
-                    break
-            else:
+    # a guard that reads the same for every target (``_varies_by_target``) is evaluated for
+    # one target per toolkit, not for each (the CUDA 13 headers' 121 calls, cold: 16.5 ms ->
+    # 4.0 ms; CUTLASS include/'s 123: 16.1 -> 7.8 ms)
+    macros_vary = _varies_by_target(macros)
+    same = [not _varies_by_target(g) and (alone or not macros_vary)
+            for g, alone in zip(guards, plain, strict=True)]
+    first = TARGETS[0]
+    for toolkit, sample in enumerate(_TOOLKIT_SAMPLE):
+        if any(_value_at(guard, alone, first, toolkit, sample, by_name) is False
+               for guard, alone, fixed in zip(guards, plain, same, strict=True) if fixed):
+            continue  # no target of this toolkit compiles it
+        for target in TARGETS:
+            if not any(_value_at(guard, alone, target, toolkit, sample, by_name) is False
+                       for guard, alone, fixed in zip(guards, plain, same, strict=True)
+                       if not fixed):
                 return False
     return True
+
+
+def _value_at(guard: str, alone: bool, target: Target, toolkit: int,
+              sample: Mapping[str, int | None], by_name: Macros) -> bool | None:
+    """``guard``'s value for ``target`` and ``_TOOLKIT_SAMPLE``'s ``toolkit``-th version
+    (``sample``): ``_value``'s where it names none of the file's macros (``alone``), else
+    evaluated with them (``by_name``)."""
+    if alone:
+        return _value(guard, target, toolkit)
+    return _evaluate(guard, {**_target_defines(target), **sample}, by_name)
 
 
 # guard -> the names it looks up once rewritten for evaluation (``_rewritten``)
