@@ -19,6 +19,10 @@ _AGREES = RECIPES["PTX204"].agrees
     "Instruction 'vote' requires .u32 or .u64 type",
     "Instruction 'cvt' requires '.f32' type with '.relu' modifier.",
     "Unknown modifier '.multicast_cluster'",
+    # st.global.sys.b32 and ld.global.sys.b32, a scope without a memory order (flash7777/
+    # vllm-marlin-sm12x's bench_sys_scope_data.cu)
+    "Modifier '.sys' requires memory order with 'st' instruction",
+    "Modifier '.nc' requires .global space",
 ])
 def test_a_rejected_modifier_combination_confirms_ptx204(message: str) -> None:
     assert _AGREES is not None and _AGREES.search(message)
@@ -29,6 +33,13 @@ def test_a_rejected_modifier_combination_confirms_ptx204(message: str) -> None:
     "Modifier '.multicast::cluster' requires .target sm_90 or higher",
     "Instruction 'mma' requires .target sm_80 or higher",
     "Modifier '.relu' on 'cvt' requires PTX ISA .version 7.0 or later",
+    "Modifier '.sys' requires PTX ISA .version 6.0 or later",
+    # tcgen05.ld.sync.aligned.16x256b.x1 without '.b32' for sm_90: ptxas gives this first, then
+    # "Unexpected instruction types specified for 'tcgen05.ld'", the message that is PTX204's
+    "Feature '.16x256b' not supported on .target 'sm_90'",
+    "Instruction 'tcgen05.ld' not supported on .target 'sm_90'",
+    "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and higher from PTX ISA "
+    "version 6.4",
 ])
 def test_a_target_or_version_message_is_not_ptx204s(message: str) -> None:
     assert _AGREES is not None and not _AGREES.search(message)

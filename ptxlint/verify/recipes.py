@@ -106,14 +106,19 @@ RECIPES: dict[str, Recipe] = {
     "PTX203": Recipe((PTX,), _p(r"syntax error|Parsing error|brace|unbalanced"),
                      own_lines=False),
     # ptxas words a modifier combination it rejects as a type the operation requires ("Operation
-    # .and requires .b32 or .b64 type for instruction 'atom'") or a modifier that must be another
-    # when one is given (".dtype must be '.f32' when .ctype is '.f32' for 'mma' ..."); its
-    # target messages ("requires .target sm_80") name no type and are PTX401's
+    # .and requires .b32 or .b64 type for instruction 'atom'"), a modifier that must be another
+    # when one is given (".dtype must be '.f32' when .ctype is '.f32' for 'mma' ...") or a modifier
+    # that needs another ("Modifier '.sys' requires memory order with 'st' instruction",
+    # "Modifier '.nc' requires .global space"); its target messages ("requires .target sm_80",
+    # "Feature '.16x256b' not supported on .target 'sm_90'", given before the type message for
+    # tcgen05.ld without '.b32') are PTX401's, its version messages PTX403's
     "PTX204": Recipe((PTX,), _p(r"Not a name of any known instruction|Unknown (field|modifier|"
                                 r"instruction)|Parsing error|syntax error|Illegal|unexpected|"
-                                r"not supported|Unexpected|does not apply|cannot be|required|"
-                                r"Mismatch between|Incorrect type|requires \S+ (?:or \S+ )?type|"
-                                r"requires '[^']*' type|must be '[^']*' when")),
+                                r"not supported(?! on \.target)|Unexpected|does not apply|"
+                                r"cannot be|required|Mismatch between|Incorrect type|"
+                                r"requires \S+ (?:or \S+ )?type|requires '[^']*' type|"
+                                r"must be '[^']*' when|"
+                                r"Modifier '[^']*' requires (?!\.target|PTX ISA)")),
     "PTX205": Recipe((PTX,), _p(r"syntax error|Parsing error|Unknown field|Arguments mismatch"),
                      own_lines=False),
     "PTX206": Recipe((PTX,), _p(r"Arguments mismatch|operand.*type|mismatch|"
