@@ -47,10 +47,14 @@ braces, and each emitted copy of the function has its own (`ptxlint.analysis.spl
 A template with a hole (a macro ptxlint cannot read, a Python value built at run time) is read up
 to its first hole: a declaration that ends before it stands at the depth the braces before it
 give, whatever the hole holds. So does an LLVM-syntax declaration whose one name is the hole
-(Numba's `f".reg .pred {temp_reg};"`, the name from a helper): a name a Python module builds
-is the same in every copy of the statement unless the template spells `${:uid}`, and a module
-that never spells it builds none that does. A C++ macro as the name says nothing (it may expand
-to a `%=` name), nor does a declaration after the first hole (the hole may open a scope).
+(Numba's `f".reg .pred {temp_reg};"`, the name from a helper) where the compiler copies the
+statement as built (llvmlite and Julia, whose functions LLVM inlines into each caller; Triton's
+family, placed once per `pack` elements): a name a Python module builds is the same in every
+such copy unless the template spells `${:uid}`, and a module that never spells it builds none
+that does. A CuTe DSL helper is traced again at each call, its template built anew, so a name
+its caller passes (`declare_ptx_idesc(op, var_name=...)`) says nothing; nor does a C++ macro as
+the name (it may expand to a `%=` name), nor a declaration after the first hole (the hole may
+open a scope).
 
 ## Why is this bad?
 The template is pasted into the enclosing function's PTX. A declaration outside braces lands in

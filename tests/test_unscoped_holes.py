@@ -93,3 +93,23 @@ def test_label_before_a_macro_hole() -> None:
     text = _CXX.format(template='"mov.u32 %0, %1; DONE: " TAIL')
     (found,) = lint_text(text, select=("PTX202",))
     assert "'DONE'" in found.message
+
+
+def test_cute_dsl_name_from_the_caller_is_silent() -> None:
+    # a CuTe DSL helper is traced again at each call, its template built anew: each call
+    # declares the name its caller gives (flash-attention's declare_ptx_idesc(op, var_name=...))
+    text = '''\
+import cutlass.cute as cute
+from cutlass._mlir.dialects import llvm
+
+
+@cute.jit
+def declare_idesc(value: int, var_name: str = "idesc") -> None:
+    llvm.inline_asm(None, [], f".reg .b32 {var_name};\\n\\tmov.b32 {var_name}, {hex(value)};",
+                    constraints="", has_side_effects=True)
+'''
+    assert not lint_text(text, "helpers.py", select=("PTX201",))
+    # the same helper with a name of its own is a duplicate at its second call
+    fixed = text.replace("{var_name}", "idesc")
+    (found,) = lint_text(fixed, "helpers.py", select=("PTX201",))
+    assert "'idesc'" in found.message

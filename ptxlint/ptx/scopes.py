@@ -120,16 +120,26 @@ def _known_until(statement: AsmStatement) -> int | None:
 # one (``${:uid}``, ``${{:uid}}`` inside an f-string).
 _UID = ":uid}"
 
+# The LLVM-syntax APIs whose second copy of a statement is made from its text once built: LLVM
+# inlining the function around it (llvmlite, as Numba lowers a device function once and NVVM
+# inlines it into each caller; Julia), Triton's lowering placing it once per `pack` elements.
+# A CuTe DSL helper is traced again at each call, its template built anew (CuTe DSL's
+# `declare_ptx_idesc(op, var_name=...)`, called once per name): not these.
+_COPIED_AS_BUILT = frozenset({"llvmlite", "julia", "triton", "helion", "pallas", "torch"})
+
 
 def unread_names(statement: AsmStatement, directive: PtxDirective) -> str | None:
     """Where ``directive`` declares one name and the whole name is a hole (``.reg .pred
     {temp_reg};`` built at run time by a Python module, Numba's fp16 comparisons): the hole as
-    the source spells it. A name built at run time is the same in each copy of the statement
-    unless the template's own syntax makes it unique per copy, which for LLVM inline asm is the
-    text ``${:uid}``: a module that never spells it builds no such name. A C++ macro whose
-    text ptxlint cannot read may expand to ``%=`` (unique per copy), so a C++ hole says
-    nothing; nor does a hole beside other names, or inside one (``p{i}``)."""
-    if directive.declared or statement.syntax != "llvm" or _UID in statement.source.text:
+    the source spells it. A name built at run time is the same in each copy the compiler makes
+    of the built statement (``_COPIED_AS_BUILT``) unless the template's own syntax makes it
+    unique per copy, which for LLVM inline asm is the text ``${:uid}``: a module that never
+    spells it builds no such name. A C++ macro whose text ptxlint cannot read may expand to
+    ``%=`` (unique per copy), so a C++ hole says nothing; nor does a hole beside other names,
+    or inside one (``p{i}``), nor one in an API that builds each copy anew (CuTe DSL)."""
+    call = statement.llvm
+    if directive.declared or call is None or call.api not in _COPIED_AS_BUILT \
+            or _UID in statement.source.text:
         return None
     text = directive.text
     hole = text.find(HOLE)
