@@ -68,5 +68,23 @@ def test_the_volatile_consumer_warning_is_judged_by_the_compile(tmp_path, monkey
     (producer, said), (consumer, verdict) = by_line[6], by_line[8]
     assert (producer.severity.value, consumer.severity.value) == ("warning", "warning")
     assert said.status == "unverifiable" and "nothing in the statement reads" in said.evidence
+    assert said.tool == ""  # nothing was compiled for the producer warning
     assert verdict.status == "confirmed", verdict
     assert verdict.method == "carry-placement" and "which nvcc emitted" in verdict.evidence
+
+
+@needs_nvcc_host
+def test_a_file_that_does_not_compile_is_quoted(tmp_path, monkeypatch):
+    # the consumer's verdict says why the file does not compile (a header not found), as the
+    # other verdicts that need the file compiled do
+    monkeypatch.setenv("PTXLINT_CACHE_DIR", oracle_cache_root())
+    path = tmp_path / "k.cu"
+    path.write_text('#include "ptxlint_no_such_header.h"\n' + SOURCE)
+    args = build_parser().parse_args(["check", str(path), "--isolated", "--select", "PTX107"])
+    config, selector, rules, context = _configure(args)
+    result = verify(run(args.paths, config, selector, rules, context),
+                    VerifyOptions(files=(str(path),), arch="sm_90"))
+    verdicts = [result.verdict(f) for f in result.findings if "reads the carry flag" in f.message]
+    assert verdicts and all(v.status == "unverifiable" for v in verdicts)
+    assert all("does not compile on its own (" in v.evidence
+               and "ptxlint_no_such_header.h" in v.evidence for v in verdicts), verdicts

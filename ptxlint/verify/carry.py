@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ptxlint.model import Finding
 from ptxlint.verify import differential
 from ptxlint.verify.identity import tool_id
+from ptxlint.verify.probe_errors import compile_failure
 from ptxlint.verify.recipes import CARRY
 from ptxlint.verify.runner import UnsafeArgument
 from ptxlint.verify.verdict import CONFIRMED, UNVERIFIABLE, Verdict, unverifiable
@@ -44,16 +45,18 @@ _CONSUMER_CLAIM = "reads the carry flag"
 def verdict(verifier: Verifier, finding: Finding, arch: str) -> Verdict:
     tool = verifier.toolchain.label("nvcc")
     if _CONSUMER_CLAIM not in finding.message:
-        return unverifiable("a carry result nothing in the statement reads compiles to the same "
-                            "code; where the next asm statement reads it, that consumer's "
-                            "finding carries the evidence", arch, tool, CARRY)
+        # nothing is compiled for it, so no tool is named
+        return unverifiable("a carry result nothing in the statement reads is no error, and "
+                            "nothing to compile shows it; where the next asm statement reads "
+                            "it, that consumer's finding carries the evidence", arch, "", CARRY)
     planned = verifier.differential.get(id(finding), "not planned")
     if isinstance(planned, str):
         return unverifiable(planned, arch, tool, CARRY)
     outcome = verifier.outcomes[planned[0]]
     if outcome.returncode != 0:
-        return unverifiable("the file does not compile on its own; pass --cuda-flags with "
-                            "its include paths and defines", arch, tool, CARRY)
+        return unverifiable(f"the file does not compile on its own "
+                            f"({compile_failure(outcome, finding.path)}); pass --cuda-flags "
+                            "with its include paths and defines", arch, tool, CARRY)
     statement = finding.statement
     assert statement is not None
     consumer = statement.source.text[finding.span.start:finding.span.end]

@@ -101,6 +101,18 @@ def quote(diag: Diagnostic) -> str:
     return f"{diag.tool}: {diag.message}"
 
 
+def compile_failure(outcome: Outcome, path: str) -> str:
+    """Why the file ``path`` compiled as written failed: nvcc's first error, else the host
+    compiler's words ("fatal error: x.h: No such file or directory" after its "In file included
+    from" lines), with the scratch copy's name given back as ``path``."""
+    first = next((d for d in parse(outcome.messages) if d.is_error), None)
+    if first is not None:
+        return quote(first)
+    said = next((ln.strip() for ln in outcome.messages.splitlines() if "error" in ln),
+                outcome.messages[:200])
+    return said[:300].replace(scratch.SOURCE_NAME, path)
+
+
 def blocked(report: whole_file.Report) -> bool:
     """Whether the compile failed on something that is not an asm statement (a missing header,
     a define the build passes): then nothing it says about the asm is about the asm."""

@@ -28,7 +28,6 @@ from ptxlint.verify import (
     isa_probe,
     llvm_probe,
     ptx_probe,
-    scratch,
     stand_ins,
     triton_probe,
     wgmma_info,
@@ -41,7 +40,7 @@ from ptxlint.verify.configuration import (
     not_in_default_build,
     older_than_guards,
 )
-from ptxlint.verify.diagnostics import Diagnostic, parse
+from ptxlint.verify.diagnostics import Diagnostic
 from ptxlint.verify.flags import from_database, tree_includes
 from ptxlint.verify.identity import (
     DEFAULT_ARCH,
@@ -64,6 +63,7 @@ from ptxlint.verify.plan import (
 )
 from ptxlint.verify.probe_errors import (
     Mapped,
+    compile_failure,
     cu_errors,
     finding_lines,
     last_error,
@@ -637,13 +637,8 @@ class Verifier:
         defective, fixed = (self.outcomes[k] for k in planned)
         tool = self.toolchain.label("nvcc")
         if defective.returncode != 0:
-            first = next((d for d in parse(defective.messages) if d.is_error), None)
-            # the host compiler's words where nvcc's parser found none ("fatal error: x.h: No
-            # such file or directory" after its "In file included from" lines)
-            said = quote(first) if first else next(
-                (ln.strip() for ln in defective.messages.splitlines() if "error" in ln),
-                defective.messages[:200])[:300].replace(scratch.SOURCE_NAME, finding.path)
-            return (f"the file does not compile on its own ({said}); pass --cuda-flags with its "
+            return (f"the file does not compile on its own "
+                    f"({compile_failure(defective, finding.path)}); pass --cuda-flags with its "
                     "include paths and defines")
         if fixed.returncode != 0:
             return "the fixed variant does not compile"
