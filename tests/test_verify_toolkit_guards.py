@@ -33,3 +33,17 @@ def test_a_project_macro_beside_the_toolkit_test_does_not_hide_it():
     said = older_than_guards(statement, [("nvcc", "13.0.88"), ("ptxas", "13.0.88")])
     assert said.startswith("the statement's guards compile it only with CUDA 13.2 or newer")
     assert older_than_guards(statement, [("nvcc", "13.2.51"), ("ptxas", "13.2.51")]) == ""
+
+
+# flashinfer's include/flashinfer/vec_dtypes.cuh: the project's macro and a toolkit test joined
+# by && in one guard, around the same CUDA 13.2 test
+JOINED = SOURCE.replace("#if ENABLE_4BIT_KV_CACHE",
+                        "#if defined(FLASHINFER_ENABLE_FP4_E2M1) && CUDA_VERSION >= 12080")
+
+
+def test_a_project_macro_joined_to_a_toolkit_test_does_not_hide_it():
+    [statement] = extract_statements(SourceFile("k.cu", JOINED)).statements
+    assert oldest_toolkit(statement) == (13, 2)
+    said = older_than_guards(statement, [("nvcc", "13.0.88"), ("ptxas", "13.0.88")])
+    assert said.startswith("the statement's guards compile it only with CUDA 13.2 or newer")
+

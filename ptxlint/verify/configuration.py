@@ -187,10 +187,18 @@ def oldest_toolkit(statement: AsmStatement) -> CudaVersion | None:
     they say nothing of it, or no toolkit certainly compiles it."""
     # the guards that test the toolkit alone: another (flashinfer's ENABLE_4BIT_KV_CACHE beside
     # `__CUDACC_VER_MINOR__ >= 2`) is the same for every toolkit, so it lets no older one
-    # compile the statement, where undecided it would leave the toolkit unknown
-    tested = tuple(g for g in analysis_of(statement).guards if toolkit_tested((g,)))
+    # compile the statement, where undecided it would leave the toolkit unknown. A guard that
+    # joins the two with && (`defined(FLASHINFER_ENABLE_FP4_E2M1) && CUDA_VERSION >= 12080`)
+    # is read as its terms, each a guard of its own; one with || stays whole
+    tested = tuple(term for g in analysis_of(statement).guards for term in _terms(g)
+                   if toolkit_tested((term,)))
     found = oldest_compiling(tested, statement.context.guard_macros) if tested else None
     return found[0] if found is not None else None
+
+
+def _terms(guard: str) -> list[str]:
+    """The top-level ``&&`` terms of ``guard``, or the guard itself where it has none."""
+    return conjuncts(strip_parens(guard)) or [guard]
 
 
 def older_than_guards(statement: AsmStatement, tools: Sequence[tuple[str, str]]) -> str:
