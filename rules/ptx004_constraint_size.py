@@ -33,7 +33,10 @@ any pointer with `r`, and `__half`/`__nv_bfloat16` values (with any letter) are 
 
 The knowledge comes from nvcc 13.0 itself (see `ptxlint/constraints.py`, re-checked by
 `tests/test_nvcc_oracle_operands.py`). When the operand's type is unknown (a template
-parameter, a macro, a type from another header), the rule says nothing.
+parameter, a macro, a type from another header), the rule says nothing. So it does for the fp16
+types in a branch that only a toolkit before CUDA 9.0 compiles (the `#else` of `#if
+CUDA_VERSION >= 9000`): there `__half2` was a struct holding an `unsigned int x`, and
+`"r"(h2.x)` was right.
 
 Neighbouring operands that nvcc refuses for one reason under one constraint (an `mma`'s float
 accumulators all given `"+r"`) are one letter copied along: one finding names the run, and its

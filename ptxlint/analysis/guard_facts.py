@@ -35,6 +35,7 @@ from ptxlint.ptx.targets import (
     names_architecture,
     no_toolkit_compiles,
 )
+from ptxlint.ptx.toolkit import FP16_CLASSES_SINCE, no_toolkit_since
 
 __all__ = ["GuardFacts", "guard_facts_of"]
 
@@ -86,6 +87,13 @@ class GuardFacts:
         return compiled_for(self.guards, target) and (
             target not in excluded_targets(self.statement.source)
         )
+
+    @fact
+    def fp16_structs(self) -> bool:
+        """Only toolkits before CUDA 9.0 compile the branch (``toolkit.no_toolkit_since``):
+        their ``__half`` and ``__half2`` are plain structs (``unsigned short x``, ``unsigned
+        int x``), not the classes ptxlint's types describe (``toolkit.FP16_CLASSES_SINCE``)."""
+        return no_toolkit_since(self.guards, FP16_CLASSES_SINCE)
 
     @fact
     def compiled_for_host(self) -> bool:

@@ -213,8 +213,10 @@ class StatementAnalysis:
         """The operands whose C++ type nvcc will not bind to their register letter, by size or
         class (PTX004's findings: ``asm operand type size(8) does not match type/size implied
         by constraint 'r'``): not a 2-byte class in ``h`` where only clang compiles the
-        statement, nor a type whose size depends on the data model under a guard that
-        mentions it (maybe a 32-bit build, where a pointer fits ``r``). C++ only: LLVM syntax
+        statement, nor an fp16 type where only a toolkit before CUDA 9.0 does (its
+        ``__half2``'s ``x`` is an ``unsigned int``: ``GuardFacts.fp16_structs``), nor a type
+        whose size depends on the data model under a guard that mentions it (maybe a 32-bit
+        build, where a pointer fits ``r``). C++ only: LLVM syntax
         binds registers by the letter's width, which PTX004 judges apart."""
         if self.statement.syntax != "gnu":
             return ()
@@ -225,8 +227,9 @@ class StatementAnalysis:
                 continue
             ctype = misfit.operand.ctype
             assert ctype is not None  # a verdict was given: the type is known
-            if ctype.kind == "half" and misfit.operand.constraint.letters == "h" \
-                    and self.clang_only:
+            if ctype.kind == "half" and (
+                    misfit.operand.constraint.letters == "h" and self.clang_only
+                    or self._chain.fp16_structs):
                 continue
             if self.data_model_guarded and model_dependent(ctype):
                 continue

@@ -13,9 +13,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
+from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate
 from ptxlint.model import GuardMacro
 from ptxlint.ptx.grammar import Issue
-from ptxlint.ptx.targets import OLDEST_TOOLKIT, toolkit_compiles, toolkit_tested
+from ptxlint.ptx.targets import (
+    OLDEST_TOOLKIT,
+    no_toolkit_compiles,
+    toolkit_compiles,
+    toolkit_tested,
+)
 from ptxlint.ptx.versions import (
     DEFAULT_CUDA_VERSION,
     NEWEST_KNOWN,
@@ -24,8 +30,18 @@ from ptxlint.ptx.versions import (
     ptx_for_cuda,
 )
 
-__all__ = ["assembles", "beyond_grammar", "oldest_compiling", "toolkit_accepts",
-           "toolkit_unseen"]
+__all__ = ["FP16_CLASSES_SINCE", "assembles", "beyond_grammar", "no_toolkit_since",
+           "oldest_compiling", "toolkit_accepts", "toolkit_unseen"]
+
+# cuda_fp16.h's types as ptxlint knows them (``frontends.cxx.c_types``: ``__half`` a class with
+# several conversions, ``__half2`` a pair of ``__half`` members ``x`` and ``y``) are CUDA 9.0's
+# and later ones'. Before, ``__half`` was a struct holding an ``unsigned short x`` and
+# ``__half2`` one holding an ``unsigned int x``.
+FP16_CLASSES_SINCE: CudaVersion = (9, 0)
+
+# The toolkits before the oldest one ptxlint supports (``targets.OLDEST_TOOLKIT``, 11.0) that a
+# version test may still tell apart: 9.0 to 10.2.
+_OLDER_TOOLKITS: tuple[CudaVersion, ...] = ((9, 0), (9, 1), (9, 2), (10, 0), (10, 1), (10, 2))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -60,6 +76,26 @@ def oldest_compiling(
         if toolkit_compiles(guards, version, ptx, macros):
             return version, ptx
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def no_toolkit_since(guards: tuple[str, ...], version: CudaVersion) -> bool:
+    """Whether every CUDA toolkit from ``version`` on leaves a branch under ``guards`` out: for
+    each, some guard that tests the toolkit's version is decided false with its version macros
+    (``targets.no_toolkit_compiles`` for the supported toolkits, 11.0 on). A guard nothing
+    decides (a project's macro, a function-like test) excludes no toolkit."""
+    about_toolkit = tuple(g for g in guards if toolkit_tested((g,)))
+    if not about_toolkit or not no_toolkit_compiles(guards):
+        return False
+    for major, minor in _OLDER_TOOLKITS:
+        if (major, minor) < version:
+            continue
+        defines = {**DEFAULT_TARGET, "__CUDACC_VER_MAJOR__": major,
+                   "__CUDACC_VER_MINOR__": minor, "CUDA_VERSION": major * 1000 + minor * 10,
+                   "CUDART_VERSION": major * 1000 + minor * 10}
+        if not any(evaluate(g, defines) is False for g in about_toolkit):
+            return False
+    return True
 
 
 def assembles(first: CudaVersion | None, cuda_version: object) -> bool:
