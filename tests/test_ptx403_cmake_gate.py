@@ -144,3 +144,23 @@ def test_the_language_server_reads_a_changed_cmakelists_after_it_is_told(
     linter.invalidate()  # what a watched file's change or a save of it calls
     found = linter.lint(path, _HEADER).findings
     assert found and all(f.rule == "PTX403" for f in found)
+
+
+def test_a_files_gate_is_read_once_and_again_after_the_gates_are_forgotten(
+        tmp_path: Path) -> None:
+    from ptxlint.file_traits import forget_toolkit_gates, toolkit_gate
+    from ptxlint.model import SourceFile
+
+    gated = tmp_path / "dev"
+    gated.mkdir()
+    (gated / "CMakeLists.txt").write_text(_GATED)
+    forget_toolkit_gates()
+    source = SourceFile(str(gated / "k.cuh"), _HEADER)
+    assert toolkit_gate(source) == ((12, 8), "CMakeLists.txt")
+    (gated / "CMakeLists.txt").write_text("add_subdirectory(common)\n")
+    assert toolkit_gate(source) == ((12, 8), "CMakeLists.txt")  # the file's, kept
+    forget_toolkit_gates()  # what a run's start and the language server's invalidate call
+    assert toolkit_gate(source) is None
+    other = SourceFile(str(tmp_path / "k.cuh"), _HEADER)
+    assert toolkit_gate(other) is None
+    assert toolkit_gate(source) is None
