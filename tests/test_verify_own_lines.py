@@ -58,3 +58,35 @@ def test_the_next_lines_finding_is_not_confirmed_by_the_parse_error(tmp_path, mo
     assert "another reason: ptxas: Parsing error near '.shared'" in by_line[4].evidence
     assert "the error PTX204 reports on this statement, which comes first" in \
         by_line[4].evidence
+
+
+# NVIDIA/cudnn-frontend's grouped_gemm_dswiglu_quant.py (cvt_f32_to_f8_to_f32): each line of the
+# template takes its instruction from a variable set in a branch above it
+PYTHON_SOURCE = """\
+from cutlass._mlir.dialects import llvm
+
+
+def cvt(src, e4m3):
+    down = ""
+    up = ""
+    if e4m3:
+        down = "cvt.rn.satfinite.e4m3x2.f32"
+        up = "cvt.rn.bf16x2.e4m3x2"
+    else:
+        return
+    tmpl = "{\\n" "  .reg .b16 lo;\\n" f"  {down} lo, 0f00000000, $1;\\n" f"  {up}  $0, lo;\\n" "}"
+    return llvm.inline_asm(T.i32(), [src], tmpl, "=r,f", has_side_effects=True)
+"""
+
+
+def test_a_finding_on_a_value_set_elsewhere_is_about_the_line_it_makes():
+    # the first line's source span runs from 'down = ...' to the template, past 'up = ...',
+    # where the finding on the second line starts: ptxas's "Unexpected instruction types" on
+    # the second line is the finding's own
+    [statement] = extract_statements(SourceFile("k.py", PYTHON_SOURCE)).statements
+    text = statement.template.text
+    at = PYTHON_SOURCE.index("cvt.rn.bf16x2.e4m3x2")
+    finding = Finding("PTX204", "unknown-modifier", Severity.ERROR, "k.py", Span(at, at + 20), "",
+                      statement=statement)
+    start, end = finding_lines(finding)
+    assert text[start:end].strip() == "cvt.rn.bf16x2.e4m3x2  $0, lo;"

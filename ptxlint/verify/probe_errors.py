@@ -61,13 +61,29 @@ def finding_lines(finding: Finding) -> tuple[int, int] | None:
     items: list[tuple[int, int]] = [(i.start, i.end) for i in ptx.instructions]
     items += [(d.start, d.end) for d in ptx.directives]
     items += [(label.start, label.end) for label in ptx.labels]
-    for start, end in items:
+    # the item one of whose characters comes from the span's start; failing that, the item
+    # whose source span (its first character's start to its last's end) holds it. The second
+    # alone is wrong where values come from elsewhere: a Python f-string's
+    # '{downcast} ...\n{upcast} ...' spans from the first value's assignment to the template,
+    # and so holds the second value's assignment, where a finding on the second line starts
+    starts, ends = template.char_starts, template.char_ends
+
+    def made_of(start: int, end: int) -> bool:
+        return any(starts[i] <= at < max(ends[i], starts[i] + 1)
+                   for i in range(start, min(max(end, start + 1), len(template.text))))
+
+    def spanning(start: int, end: int) -> bool:
         span = template.source_span(start, max(end, start + 1))
-        if span.start <= at < span.end:
-            text = template.text
-            stop = text.find("\n", max(end - 1, start))
-            return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
-    return None
+        return span.start <= at < span.end
+
+    found = next((item for item in items if made_of(*item)), None) or next(
+        (item for item in items if spanning(*item)), None)
+    if found is None:
+        return None
+    start, end = found
+    text = template.text
+    stop = text.find("\n", max(end - 1, start))
+    return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
 
 
 def on_lines(mapped: Mapped, lines: tuple[int, int] | None) -> bool:
