@@ -49,6 +49,8 @@ def test_a_target_or_version_message_is_not_ptx204s(message: str) -> None:
     # ld.shared.b64 {%0, %1, %2, %3}, [%4] (aerial's ldpc2.cuh): a vector the form has no room for
     "Argument vector size mismatch for instruction 'ld'",
     "Vector of size 1 is expected for argument 0 of instruction 'ldmatrix'",
+    # tex.grad.3d.v4.f32.f32 ..., {%13, %14, %15, 16} (LuisaCompute's cuda_device_resource.h)
+    "Vector with elements of different types are not allowed in tex.grad instruction",
 ])
 def test_a_vector_shape_message_confirms_ptx207(message: str) -> None:
     agrees = RECIPES["PTX207"].agrees

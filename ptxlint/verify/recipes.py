@@ -125,10 +125,12 @@ RECIPES: dict[str, Recipe] = {
                                 r"Incompatible elements|Predicate expression expected|"
                                 r"Predicate output expected")),
     # a vector where the form takes one register, or one of another length: "Argument vector
-    # size mismatch for instruction 'ld'" (aerial's ld.shared.b64 {%0, %1, %2, %3})
+    # size mismatch for instruction 'ld'" (aerial's ld.shared.b64 {%0, %1, %2, %3}); an integer
+    # literal beside .f32 registers in one vector: "Vector with elements of different types are
+    # not allowed in tex.grad instruction" (LuisaCompute's tex.grad.3d {%13, %14, %15, 16})
     "PTX207": Recipe((PTX,), _p(r"unexpected value|Arguments mismatch|Parsing error|syntax error|"
                                 r"out of range|expected|Vector of size|vector size mismatch|"
-                                r"Sink '_'|Predicate output|"
+                                r"Sink '_'|Predicate output|elements of different types|"
                                 r"Special register argument not allowed|multiple of warp size")),
     "PTX213": Recipe((PTX,), _p(r"Unknown symbol|Predicate expression expected|"
                                 r"Label expected for forward reference")),
