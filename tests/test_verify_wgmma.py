@@ -90,3 +90,18 @@ def test_a_finding_at_a_helper_call_of_a_file_without_asm_is_judged_on_the_file(
     assert [f.statement for f in found] == [None, None, None]
     assert sorted(result.verifications[id(f)].status for f in found) == [
         CONFIRMED, CONFIRMED, UNVERIFIABLE]
+
+
+@needs_nvcc
+@pytest.mark.usefixtures("cache_dir")
+def test_a_file_that_does_not_compile_is_quoted(tmp_path: Path) -> None:
+    # csullivan/wgmma-intrin's wgmma.cuh: a host function's printf without <cstdio>; the verdict
+    # says why the sm_90a compile failed, as the other verdicts that compile the file do
+    source = (Path(FIXTURES) / "rules" / "PTX607_bad.cu").read_text()
+    path = tmp_path / "k.cu"
+    path.write_text(source + '\nvoid ptxlint_host() { printf("x\\n"); }\n')
+    result = verify(_lint(path, "PTX607"), VerifyOptions(files=(str(path),)))
+    verdicts = [result.verifications[id(f)] for f in result.findings if f.rule == "PTX607"]
+    assert verdicts and all(v.status == UNVERIFIABLE for v in verdicts)
+    assert all("does not compile for sm_90a on its own (" in v.evidence
+               and '"printf" is undefined' in v.evidence for v in verdicts), verdicts

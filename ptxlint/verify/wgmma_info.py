@@ -27,6 +27,7 @@ from ptxlint.frontends.syntax_tree import own_function_name, parse
 from ptxlint.model import Finding
 from ptxlint.verify import scratch
 from ptxlint.verify.identity import tool_id
+from ptxlint.verify.probe_errors import compile_failure
 from ptxlint.verify.recipes import WGMMA_INFO
 from ptxlint.verify.runner import Compile, UnsafeArgument
 from ptxlint.verify.verdict import CONFIRMED, Verdict, unverifiable
@@ -101,9 +102,9 @@ def verdict(verifier: Verifier, finding: Finding) -> Verdict:
         return unverifiable(planned, arch, tool, WGMMA_INFO)
     outcome = verifier.outcomes[planned[0]]
     if outcome.returncode != 0:
-        return unverifiable("the file does not compile for sm_90a on its own; pass "
-                            "--cuda-flags with its include paths and defines", arch, tool,
-                            WGMMA_INFO)
+        return unverifiable(f"the file does not compile for sm_90a on its own "
+                            f"({compile_failure(outcome, finding.path)}); pass --cuda-flags "
+                            "with its include paths and defines", arch, tool, WGMMA_INFO)
     source = verifier.result.sources.get(finding.path)
     function = function_around(source.text, finding.path, finding.span.start) \
         if source is not None else None
