@@ -35,6 +35,13 @@ fences, warp collectives), or reads a special register that changes while the th
 omitted), llvmlite/Numba's `side_effect=False` (or omitted). The effects are the ones PTX101
 knows (`ptxlint.ptx.effects`); `%tid`, `%laneid` and other fixed registers are pure.
 
+An asm with no result written as raw LLVM IR (llvmlite's `ir.InlineAsm`, Julia's `@asmcall`)
+is not flagged: the call carries no memory attributes, so LLVM keeps it in order with the loads
+and stores around it whatever its purity (llvmlite 0.50, LLVM 22, -O3: two identical pure void
+`st.global` calls both kept, the store before them kept, a load after them not forwarded).
+MLIR's lowering (CuTe DSL) marks a pure call as touching no memory, so there a void one is
+deleted and flagged.
+
 An instruction no PTX form spells (PTX204) has no known effects here
 (`ptxlint.analysis.roots`).
 
@@ -96,10 +103,11 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
         call = llvm_call(statement)
         if call is None or call.side_effects is not False:
             return
-        if call.api == "julia" and not statement.outputs:
-            # LLVM.jl emits the call as raw LLVM IR with no memory attributes: a void asm is
-            # kept, as llvmlite's is (verify/llvm_probe.py measured the pure void fence kept);
-            # what deletes it is MLIR's purity (Triton, CuTe DSL), which Julia never goes through
+        if call.api in _RAW_IR and not statement.outputs:
+            # llvmlite and LLVM.jl emit the call as raw LLVM IR with no memory attributes: a
+            # void asm is kept, in order with the memory accesses around it (verify/llvm_probe.py
+            # measured the pure void fence kept; tests/test_pure_void_raw_ir.py says what else);
+            # what deletes it is MLIR's purity (Triton, CuTe DSL), which they never go through
             return
         effects = _effects(statement)
         if not effects:
@@ -120,6 +128,9 @@ Safe where the flag is a literal: declaring an effect only takes optimizations a
             severity=severity,
         )
 
+
+# The APIs whose asm call is raw LLVM IR, with no memory attributes whatever its purity.
+_RAW_IR = frozenset({"llvmlite", "julia"})
 
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _EFFECT = (
