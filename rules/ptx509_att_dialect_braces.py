@@ -19,8 +19,8 @@ class AttDialectBraces(Rule):
     name = "att-dialect-braces"
     pure = True
     scope = "statement"
-    # info: the failure quack reported was not reproduced (see the docs); the argument is still
-    # a claim about the template that is false for PTX
+    # info: the argument is a no-op for PTX (LLVM prints braces as written) and the failure
+    # quack reported was not reproduced (see the docs)
     severity = Severity.INFO
     preview = True
     needs = ("braces",)
@@ -33,17 +33,19 @@ any MLIR Python binding) whose template holds `{` or `}`: a scope block (`{ .reg
 or a register vector (`mov.b64 {$1, $0}, prod;`).
 
 ## Why is this bad?
-`AD_ATT` declares the template to be AT&T x86 assembly, where braces mark dialect
-alternatives (`{att|intel}`). PTX is neither AT&T nor Intel syntax. quack's PR 98 reports ptxas
-parse errors ("Parsing error near '.reg': syntax error") at 12 such call sites with
-nvidia-cutlass-dsl 4.4.1 and CUDA 13.0 on sm_121a, fixed by removing the argument.
-A preview rule at info severity: nvidia-cutlass-dsl 4.4.1 and 4.8.1 compiled braced `AD_ATT`
-templates (quack's `mul_wide_u32` and `store_shared_remote_x4` among them) to the same PTX as
-without the argument for sm_90a and sm_121a in ptxlint's own checks; CUTLASS's own CuTe DSL
-examples and flashinfer ship 249 such calls, and MLIR's `nvvm.inline_ptx` lowering itself emits
-`asm_dialect = att` around braced templates. The failure depends on something this rule cannot
-see (quack's failing tensormap call also passed three operands for two constraints: PTX501).
-The argument buys nothing either way.
+It is not: the argument changes nothing, and the finding says it can go. `AD_ATT` is
+`llvm::InlineAsm`'s default dialect, and LLVM's asm printer copies `{`, `}` and `|` into the
+output as written under it: its dialect alternatives are spelled `$(`, `$|` and `$)`, the form
+clang gives GCC's `{att|intel}` (only `AD_Intel` changes what LLVM prints, wrapping the template
+in `.intel_syntax` and `.att_syntax` lines). quack's PR 98 reports ptxas parse errors
+("Parsing error near '.reg': syntax error") at 12 such call sites with nvidia-cutlass-dsl 4.4.1
+and CUDA 13.0 on sm_121a, fixed by removing the argument; nvidia-cutlass-dsl 4.4.1 and 4.8.1
+compiled braced `AD_ATT` templates (quack's `mul_wide_u32` and `store_shared_remote_x4` among
+them) to the same PTX as without the argument for sm_90a and sm_121a in ptxlint's own checks,
+CUTLASS's own CuTe DSL examples and flashinfer ship 249 such calls, and MLIR's
+`nvvm.inline_ptx` lowering itself emits `asm_dialect = att` around braced templates. The
+failure depends on something else (quack's failing tensormap call also passed three operands
+for two constraints: PTX501). Hence a preview rule at info severity.
 
 ## Example
 ```python
@@ -76,8 +78,9 @@ Safe: the fix removes the `asm_dialect=` keyword argument, leaving LLVM's defaul
         yield self.finding(
             statement,
             span,
-            "asm_dialect=AD_ATT reads the template as AT&T assembly, where '{' and '}' mark "
-            "dialect alternatives, but this PTX uses braces (quack PR 98: ptxas parse errors); "
-            "leave asm_dialect out",
+            "asm_dialect=AD_ATT is LLVM's default dialect and changes nothing here: LLVM "
+            "copies '{' and '}' into the PTX as written (its dialect alternatives are spelled "
+            "'$(', '$|', '$)'); quack PR 98 blamed it for ptxas parse errors that were not "
+            "reproduced; it can be left out",
             fix=fix,
         )
