@@ -55,3 +55,21 @@ def test_a_target_or_version_message_is_not_ptx204s(message: str) -> None:
 def test_a_vector_shape_message_confirms_ptx207(message: str) -> None:
     agrees = RECIPES["PTX207"].agrees
     assert agrees is not None and agrees.search(message)
+
+
+def test_an_unnamed_read_write_output_is_not_called_an_input(tmp_path):
+    # jIab-b/nvfp4_gemv-kernel's kernel_thing/examples/4.py: '+r' outputs %0 and %1 the
+    # template never names were 'an input the template never names'
+    from ptxlint.cli import _configure, build_parser, run
+    from ptxlint.verify.recipes import NONE, recipe_for
+
+    path = tmp_path / "k.cu"
+    path.write_text('__device__ unsigned f(unsigned x) {\n  unsigned r = x, s;\n'
+                    '  asm("mov.u32 %1, %2;" : "+r"(r), "=r"(s) : "r"(x));\n'
+                    '  return r + s;\n}\n')
+    args = build_parser().parse_args(["check", str(path), "--isolated", "--select", "PTX009"])
+    [found] = [f for f in run(args.paths, *_configure(args)).findings if f.rule == "PTX009"]
+    recipe = recipe_for("PTX009", found)
+    assert recipe.probes == (NONE,)
+    assert "an input the template" not in recipe.why_none
+    assert "'+' output" in recipe.why_none

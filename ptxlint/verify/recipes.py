@@ -144,9 +144,11 @@ RECIPES: dict[str, Recipe] = {
                      arch_sensitive=True),
     # claims about intent: the code compiles and means what it says, and whether something else
     # was meant is for the author; each says why no compile can settle it
-    "PTX009": Recipe((NONE,), why_none="nvcc and ptxas accept an input the template never "
-                                       "names, and it changes no instruction: whether a %N was "
-                                       "forgotten is intent, which no compile shows"),
+    # an input or a '+' output the template never names ('=' outputs: _PTX009_OUTPUT)
+    "PTX009": Recipe((NONE,), why_none="nvcc and ptxas accept an operand the template never "
+                                       "names (an input, or a '+' output, which keeps its "
+                                       "value): whether a %N was forgotten is intent, which no "
+                                       "compile shows"),
     "PTX011": Recipe((NONE,), why_none="nvcc accepts operands without a ',' between them (it "
                                        "reads them as written): the claim is that clang and GCC "
                                        "reject the statement, which plain nvcc does not show"),
