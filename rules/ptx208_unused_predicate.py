@@ -44,7 +44,10 @@ could never see that the phase had completed (fixed in CCCL #3670).
 A predicate declared at the top level of the template, or inside braces that a later asm
 statement closes, may be read by another statement and is left alone (PTX201 and PTX203 speak
 about that pattern). So is one computed from immediates only (`setp.ne.b32 p1, 1, 0;`, a code
-generator's placeholder): it is dead code, not a lost result.
+generator's placeholder): it is dead code, not a lost result. So is the unread half of a `p|q`
+pair whose other half is read (`setp.ltu.f16x2 lo|hi, a, b;` where only `lo` matters): the
+comparison's result is used, and the other half is a by-product of the form (the sink `_`
+would name it).
 
 ## Example
 ```cuda

@@ -33,8 +33,15 @@ def _reported(body: str) -> list[str]:
      'selp.u32 %0, %1, %2, p; }"', ["q"]),
     # read negated as a source
     ('"{ .reg .pred p; setp.ne.b32 p, %1, 0; selp.u32 %0, 1, 0, !p; }"', []),
-    # both halves of a pair destination are written
-    ('"{ .reg .pred p, q; setp.lt.u32 p|q, %1, %2; selp.u32 %0, 1, 0, q; }"', ["p"]),
+    # both halves of a pair destination are written; one comparison's result is read, the
+    # other half is a by-product of the form (the sink `_` would name it), not a lost result
+    ('"{ .reg .pred p, q; setp.lt.u32 p|q, %1, %2; selp.u32 %0, 1, 0, q; }"', []),
+    ('"{ .reg .pred lo, hi; setp.ltu.f16x2 lo|hi, %1, %2; selp.b32 %0, 0, 1, lo; }"', []),
+    # neither half is read: both are lost
+    ('"{ .reg .pred p, q; setp.lt.u32 p|q, %1, %2; mov.u32 %0, %1; }"', ["p", "q"]),
+    # the read half took a later value: the pair's result is not what is read
+    ('"{ .reg .pred p, q; setp.lt.u32 p|q, %1, %2; setp.gt.u32 q, %1, %2; '
+     'selp.u32 %0, 1, 0, q; }"', ["p"]),
     # a register declared beside it and written is no predicate
     ('"{ .reg .pred p; .reg .b32 t; setp.ne.b32 p, %1, 0; mov.b32 t, %2; '
      '@p mov.u32 %0, %2; }"', []),

@@ -51,8 +51,9 @@ def lost_predicates(
 
     Left out: a predicate declared at the top level or in braces a later statement closes
     (another statement may read it), one written last from immediates only (``setp.ne.b32 p1,
-    1, 0;``: a generator's placeholder, dead rather than lost), ``p<4>`` ranges, and any
-    statement with a hole in its template (the hole may read it)."""
+    1, 0;``: a generator's placeholder, dead rather than lost), the unread half of a ``p|q``
+    pair whose other half is read (:func:`_partner_read`), ``p<4>`` ranges, and any statement
+    with a hole in its template (the hole may read it)."""
     ptx = statement.ptx
     declared: dict[str, int] = {}
     for directive in ptx.directives:
@@ -67,6 +68,9 @@ def lost_predicates(
     # and whether an instruction computes from immediates only is asked only where it writes
     # a declared predicate.
     written: dict[str, PtxInstruction] = {}
+    # the declared predicates each instruction writes (by its identity): the two halves of a
+    # `p|q` pair are one comparison's results
+    together: dict[int, list[str]] = {}
     constant: set[str] = set()  # written last from immediates only
     read: set[str] = set()
     for instruction in ptx.instructions:
@@ -97,6 +101,7 @@ def lost_predicates(
             if operand.text not in declared:
                 continue
             written[operand.text] = instruction  # the last write is the one lost
+            together.setdefault(id(instruction), []).append(operand.text)
             if from_constants is None:
                 # every destination is no source, whatever it spells
                 from_constants = _from_immediates(instruction, {id(d) for d in written_here})
@@ -107,9 +112,24 @@ def lost_predicates(
     lost = [
         LostPredicate(name, instruction) for name, instruction in written.items()
         if name not in read and name not in constant and not unspelled(instruction)
+        and not _partner_read(name, instruction, together, written, read)
     ]
     lost.sort(key=lambda p: declared[p.name])
     return tuple(lost)
+
+
+def _partner_read(
+    name: str, instruction: PtxInstruction, together: dict[int, list[str]],
+    written: dict[str, PtxInstruction], read: set[str],
+) -> bool:
+    """Whether ``instruction``, the last writer of ``name``, writes another declared predicate
+    that is read and still holds its value: the other half of a `p|q` pair (`setp.lt.s32 p|q`,
+    `setp.ltu.f16x2 p|q`, one comparison's two results). The instruction's result is used; the
+    unread half is a by-product of its form (the sink `_` would name it), not a lost result."""
+    return any(
+        other != name and other in read and written.get(other) is instruction
+        for other in together.get(id(instruction), ())
+    )
 
 
 def lost_result(
