@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxl
     from ptxlint.model import LlvmCall
 
 __all__ = [
-    "API_NAMES", "JULIA_COPIES", "LLVMLITE_COPIES", "TRITON_COPIES", "TRITON_FAMILY",
+    "API_NAMES", "JULIA_COPIES", "LLVMLITE_COPIES", "MLIR_COPIES", "TRITON_COPIES", "TRITON_FAMILY",
     "constraint_span", "copies", "count", "known_call", "llvm_call", "registers",
 ]
 API_NAMES = {
@@ -29,9 +29,15 @@ API_NAMES = {
 
 # Why an unscoped name breaks in Python's LLVM-syntax APIs (research note 6a-6d).
 TRITON_COPIES = (
-    "Triton (and CuTe DSL helpers called twice) place the asm several times in one PTX "
-    "function, once per `pack` elements per thread (BLOCK=1024, 4 warps, pack=1: 8 copies), "
-    "and the second copy"
+    "Triton places the asm several times in one PTX function, once per `pack` elements per "
+    "thread (BLOCK=1024, 4 warps, pack=1: 8 copies), and the second copy"
+)
+
+
+# CuTe DSL and JAX Mosaic GPU build the MLIR op each time the kernel's trace reaches the call
+MLIR_COPIES = (
+    "the DSL emits the asm again each time the kernel's trace reaches it (a helper called "
+    "twice, a Python loop the trace unrolls), into one PTX function, and the second copy"
 )
 
 
@@ -51,9 +57,12 @@ LLVMLITE_COPIES = (
 def copies(statement: AsmStatement) -> str:
     """Why a second copy of this LLVM-syntax asm lands in the same PTX function."""
     call = statement.llvm
-    if call is not None and call.api == "julia":
+    api = call.api if call is not None else None
+    if api == "julia":
         return JULIA_COPIES
-    return LLVMLITE_COPIES if call is not None and call.api == "llvmlite" else TRITON_COPIES
+    if api == "llvmlite":
+        return LLVMLITE_COPIES
+    return MLIR_COPIES if api in ("cute", "cute-ptx") else TRITON_COPIES
 
 
 def registers(span: tuple[int, int]) -> str:

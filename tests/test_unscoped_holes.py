@@ -113,3 +113,6 @@ def declare_idesc(value: int, var_name: str = "idesc") -> None:
     fixed = text.replace("{var_name}", "idesc")
     (found,) = lint_text(fixed, "helpers.py", select=("PTX201",))
     assert "'idesc'" in found.message
+    # why a second copy exists is the trace's, not Triton's packs
+    assert "each time the kernel's trace reaches it" in found.message
+    assert "pack" not in found.message
