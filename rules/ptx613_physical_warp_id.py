@@ -31,7 +31,8 @@ class PhysicalWarpId(Rule):
     id = "PTX613"
     name = "physical-warp-id"
     severity = Severity.WARNING
-    needs = ("instructions",)
+    # a special register is spelled %%name in extended asm, %name in basic asm: a percent escape
+    needs = ("percent-escapes",)
     summary = "%warpid, a warp's physical slot, used as its index in the block"
     tags = ("correctness", "warp")
     docs = """\
