@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.overwritten_results import overwritten_by
-from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.analysis.overwritten_results import overwritten_result, place_of
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -14,22 +13,24 @@ class OverwrittenAsmResult(Rule):
     id = "PTX109"
     name = "overwritten-asm-result"
     severity = Severity.WARNING
-    # the next statements of the block are read: a neighbour's edit changes the verdict
+    # the statements before it in the block are read: a neighbour's edit changes the verdict
     scope = "file"
     needs = ("outputs",)
-    summary = "Every result of an asm is overwritten by the next asm before anything reads it"
+    summary = "An asm writes again every result of the asm before it, which nothing read"
     tags = ("correctness", "dataflow")
     docs = """\
 ## What it does
-Flags an asm statement whose template computes nothing but its outputs (no memory access,
-ordering, barrier or changing special register) when a later asm statement of the same block,
-with nothing between them but comments, `#pragma` lines and asm statements that name none of
-the outputs' variables, writes every one of those outputs again as a write-only (`=`) output
-and reads none of them. Each output must be a place the text names for certain (`x`, `c[2]`,
-`acc.x`), compared as written; the later statement may read other constant elements of the
-same array (`C[4]` after `C[0]`) but nothing else of those variables (`C`, `C[i]`, `*C`), and
-a read-write (`+`) output of it reads the old value, so nothing is lost. Statements that come
-from macros, or lie under different `#if` guards, are not compared.
+Flags an asm statement that writes again, as write-only (`=`) outputs on every path through its
+template, every output of an asm statement before it in the same block, reading none of them,
+where that earlier statement computes nothing but its outputs (no memory access, ordering,
+barrier or changing special register). Between the two there may be only comments, `#pragma`
+lines and asm statements that name none of the outputs' variables. Each output must be a place
+the text names for certain (`x`, `c[2]`, `acc.x`), compared as written; the flagged statement
+may read other constant elements of the same array (`C[4]` after `C[0]`) but nothing else of
+those variables (`C`, `C[i]`, `*C`), and a read-write (`+`) output reads the old value, so
+nothing is lost. The finding is on the later statement, where the fix goes (its accumulator
+inputs, or its outputs' names). Statements in macros, from macro expansions, or under
+different `#if` guards are not compared.
 
 ## Why is this bad?
 The first statement's work never reaches anything. Without `volatile` the compiler deletes it
@@ -61,21 +62,18 @@ Chain the accumulator: the second statement reads what the first wrote.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        parsed = context.parsed
-        if not isinstance(parsed, ParsedSource) or statement.source.text is not parsed.text:
-            return
-        found = overwritten_by(statement, parsed, context.file_statements)
+        found = overwritten_result(statement, context.file_statements)
         if found is None:
             return
-        later = found.later
-        line = later.source.text.count("\n", 0, later.span.start) + 1
+        earlier = found.earlier
+        line = earlier.source.text.count("\n", 0, earlier.span.start) + 1
         shown = ", ".join(found.places[:4]) + (", ..." if len(found.places) > 4 else "")
-        lost = ("the compiler deletes it" if not statement.is_volatile
+        lost = ("the compiler deletes it" if not earlier.is_volatile
                 else "it runs for nothing")
-        outputs = [o for o in statement.operands if o.role == "output"]
+        again = [o for o in statement.outputs if place_of(o.expression) in found.places]
         yield self.finding(
-            statement, outputs[0].span,
-            f"every result of this asm ({shown}) is written again by the asm statement at "
-            f"line {line} before anything reads it: its work is lost ({lost}); if the later "
-            "one continues this one's result, give it these as inputs (an accumulator), else "
-            "it names the wrong outputs")
+            statement, again[0].span if again else statement.span,
+            f"this asm writes again every result of the asm statement at line {line} "
+            f"({shown}) before anything reads them, so that statement's work is lost ({lost}): "
+            "if this one continues its result, read them as inputs (an accumulator); else "
+            "these outputs are the wrong ones")

@@ -1,5 +1,5 @@
-"""PTX109: an asm statement that only computes its outputs, every one of which the next asm of
-the block writes again before anything reads it."""
+"""PTX109: an asm statement that writes again every output of the asm statement before it in the
+block, which only computes them, before anything reads them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _found(body: str, params: str = "unsigned a, unsigned b, unsigned* o") -> li
 def test_the_message_names_the_places_and_the_later_line() -> None:
     found = _found("  " + ADD.replace("X", "x") + "\n  " + ADD.replace("X", "x"))
     assert len(found) == 1
-    assert "(x) is written again by the asm statement at line 4" in found[0]
+    assert "every result of the asm statement at line 3 (x)" in found[0]
     assert "the compiler deletes it" in found[0]
 
 

@@ -1,22 +1,24 @@
-"""Whether every result of an asm statement is overwritten before anything reads it.
+"""Whether an asm statement writes again every result of the one before it, unread.
 
 An asm statement whose template has no effect beyond its outputs (no memory access, ordering,
 barrier or changing special register: :func:`.effects.side_effects` is empty) is a function of
-its inputs. When the asm statement after it, in the same block, writes each of its outputs
-again as a write-only (``=``) output, on every path through its template, and reads none of
-them, its results are lost: a
-non-volatile one is deleted by the compiler, a volatile one runs for nothing. Shipped, it was a
-copy of a statement whose output list was not changed (``"=f"(C[0])`` twice where the second
-meant ``C[4]``) or an accumulator chain broken (the second ``mma`` given ``0.f`` where it meant
-the first's ``C``).
+its inputs. When a later asm statement of the same block writes each of its outputs again as a
+write-only (``=``) output, on every path through its template, and reads none of them, its
+results are lost: a non-volatile one is deleted by the compiler, a volatile one runs for
+nothing. Shipped, it was a copy of a statement whose output list was not changed
+(``"=f"(C[0])`` twice where the second meant ``C[4]``) or an accumulator chain broken (the
+second ``mma`` given ``0.f`` where it meant the first's ``C``): the later statement is where the
+fix goes, and where PTX109 reports.
 
-Only what the text shows for certain counts. The two statements are siblings of one block with
-nothing between them but comments, ``#pragma`` lines and other asm statements that name none of
-the outputs' variables; each output is a plain place (``x``, ``c[2]``, ``acc.x``, ``c[1].y``:
-a variable, constant subscripts, members), compared as written; the later statement's inputs
-may name another constant element of the same array (``C[4]`` after ``C[0]``) but nothing else
-of those variables (``C``, ``C[i]``, ``*C``). Statements from macro expansions or under
-different ``#if`` guards are not compared.
+Only what the text shows for certain counts. Between the two there is nothing but the first
+one's ``;``, blanks, comments, ``#pragma`` lines and other asm statements that name none of the
+outputs' variables (read off the file's text between the statements' spans: any other code, a
+brace, a label or an ``#if`` line ends the search); each output is a plain place (``x``,
+``c[2]``, ``acc.x``, ``c[1].y``: a variable, constant subscripts, members), compared as
+written; the later statement's inputs may name another constant element of the same array
+(``C[4]`` after ``C[0]``) but nothing else of those variables (``C``, ``C[i]``, ``*C``).
+Statements in macros or from their expansions, or under different ``#if`` guards, are not
+compared.
 """
 
 from __future__ import annotations
@@ -25,36 +27,34 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import tree_sitter
-
+from ptxlint import file_memos
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
 
-__all__ = ["Overwrite", "overwritten_by"]
-
-Node = tree_sitter.Node
+__all__ = ["Overwrite", "overwritten_result", "place_of"]
 
 # A place the text names for certain: a variable, then constant subscripts and members.
 _PLACE = re.compile(r"[A-Za-z_]\w*(?:\[\d+[uUlL]*\]|\.[A-Za-z_]\w*)*")
 _WORD = re.compile(r"[A-Za-z_]\w*")
-# The text after a statement that may lead to another asm statement: the ``;``, blanks,
-# comments and ``#pragma`` lines (the tree decides; this only spares asking it).
-# Each alternative starts with its own byte (a blank, `/`, `#`): the search is linear.
-_FOLLOWED = re.compile(r";?(?:\s|//[^\n]*|/\*.*?\*/|#[ \t]*pragma[^\n]*)*(?:asm|__asm)\b", re.S)
-# Siblings that may lie between the two statements: they run nothing.
-_INERT = frozenset({"comment", "preproc_call"})
+# What may lie between two statements of a block that runs nothing: the first one's ``;``,
+# blanks, comments and ``#pragma`` lines (each alternative starts with its own byte: the
+# match is linear). ``#if`` lines, braces, labels or any other code make them no neighbours.
+# How many asm statements between the two are looked through (an unrolled MMA tile's).
+_PASSED_OVER = 32
+_INERT_TEXT = re.compile(r";?(?:\s|//[^\n]*|/\*.*?\*/|#[ \t]*pragma[^\n]*)*", re.S)
 
 
 @dataclass(frozen=True)
 class Overwrite:
-    """The statement that overwrites every result, and the places it writes again."""
+    """The statement whose every result is lost, and the places written again."""
 
-    later: AsmStatement
+    earlier: AsmStatement
     places: tuple[str, ...]
 
 
-def _place(expression: str) -> str | None:
+def place_of(expression: str) -> str | None:
+    """The place an operand expression names for certain, spaces and outer parentheses
+    removed; None where it names no such place."""
     text = "".join(expression.split())
     while text.startswith("(") and text.endswith(")"):
         text = text[1:-1]
@@ -66,47 +66,73 @@ def _base(place: str) -> str:
     return match.group() if match is not None else place
 
 
-def overwritten_by(statement: AsmStatement, parsed: ParsedSource,
-                   statements: Sequence[AsmStatement]) -> Overwrite | None:
-    """The asm statement after ``statement`` that overwrites every one of its results before
-    anything reads them (see the module's docstring), or None. ``statements``: the file's, in
-    source order; ``parsed``: its tree."""
-    if statement.context.macro is not None \
-            or _FOLLOWED.match(parsed.text, statement.span.end) is None:
-        return None  # most statements: no asm statement follows (the text says it cheaply)
-    node = _statement_node(parsed, statement)
-    if node is None:
+def overwritten_result(statement: AsmStatement, statements: Sequence[AsmStatement]
+                       ) -> Overwrite | None:
+    """The asm statement before ``statement`` whose every result ``statement`` writes again
+    before anything reads them (see the module's docstring), or None. ``statements``: the
+    file's, in source order."""
+    if _from_macro(statement) or not statement.outputs:
         return None
-    sibling = node.next_named_sibling
-    while sibling is not None and sibling.type in _INERT:
-        sibling = sibling.next_named_sibling
-    if sibling is None or _asm_expression(sibling) is None:
+    text = statement.source.text
+    at = _position(statements, statement)
+    between: list[AsmStatement] = []  # asm statements passed over, nearest first
+    later = statement
+    while at > 0 and len(between) < _PASSED_OVER:
+        at -= 1
+        earlier = statements[at]
+        if earlier.source is not statement.source or _from_macro(earlier) \
+                or earlier.context.guards != statement.context.guards \
+                or _INERT_TEXT.fullmatch(text, earlier.span.end, later.span.start) is None:
+            return None  # most statements: the one before is not right before it
+        found = _lost(earlier, statement)
+        if found is not None:
+            bases = {_base(p) for p in found.places}
+            if any(_names(o.expression, bases) for s in between for o in s.operands):
+                return None  # one between reads or writes them
+            return found
+        between.append(earlier)
+        later = earlier
+    return None
+
+
+def _from_macro(statement: AsmStatement) -> bool:
+    """The statement is a macro's body or comes from expanding one: its neighbours in the
+    text are not its neighbours in every expansion."""
+    return statement.context.macro is not None or statement.context.expansion is not None
+
+
+def _lost(earlier: AsmStatement, later: AsmStatement) -> Overwrite | None:
+    """``earlier``'s results, all written again by ``later`` unread, or None."""
+    written = _places_of(earlier)
+    if not written or _unreadable(earlier):
         return None
-    outputs = [o for o in statement.operands if o.role == "output"]
-    if not outputs or _unreadable(statement):
-        return None
-    places = [_place(o.expression) for o in outputs]
-    if any(p is None for p in places):
-        return None
-    written = tuple(p for p in places if p is not None)
-    analysis = analysis_of(statement)
+    analysis = analysis_of(earlier)
     if analysis.side_effects or analysis.memory_effects:
         return None
-    bases = {_base(p) for p in written}
-    while sibling is not None:
-        if sibling.type in _INERT:
-            sibling = sibling.next_named_sibling
-            continue
-        later = _asm_at(parsed, sibling, statements)
-        if later is None or later.context.macro is not None \
-                or later.context.guards != statement.context.guards:
-            return None
-        if _overwrites(later, written, bases):
-            return Overwrite(later, written)
-        if any(_names(o.expression, bases) for o in later.operands):
-            return None  # reads or writes one of the variables some other way
-        sibling = sibling.next_named_sibling
-    return None
+    if not _overwrites(later, written, {_base(p) for p in written}):
+        return None
+    return Overwrite(earlier, written)
+
+
+def _places_of(statement: AsmStatement) -> tuple[str, ...]:
+    """The places of the statement's outputs, or () where one is not a place (or none is
+    an output)."""
+    places = [place_of(o.expression) for o in statement.operands if o.role == "output"]
+    if not places or any(p is None for p in places):
+        return ()
+    return tuple(p for p in places if p is not None)
+
+
+def _position(statements: Sequence[AsmStatement], statement: AsmStatement) -> int:
+    """``statement``'s index in ``statements`` (each file's list indexed once)."""
+    if not _INDEX or _INDEX[0][0] is not statements:
+        _INDEX[:] = [(statements, {id(s): k for k, s in enumerate(statements)})]
+    return _INDEX[0][1].get(id(statement), 0)
+
+
+# the last file's statements and each one's index (the engine asks of one file at a time)
+_INDEX: list[tuple[Sequence[AsmStatement], dict[int, int]]] = []
+file_memos.register(_INDEX.clear)
 
 
 def _overwrites(later: AsmStatement, written: tuple[str, ...], bases: set[str]) -> bool:
@@ -119,7 +145,7 @@ def _overwrites(later: AsmStatement, written: tuple[str, ...], bases: set[str]) 
         return False
     again: set[str] = set()
     for operand in later.operands:
-        place = _place(operand.expression)
+        place = place_of(operand.expression)
         if operand.role == "output":
             if "+" in operand.constraint.modifiers:
                 if _names(operand.expression, bases):
@@ -145,40 +171,3 @@ def _unreadable(statement: AsmStatement) -> bool:
 
 def _names(expression: str, bases: set[str]) -> bool:
     return any(word in bases for word in _WORD.findall(expression))
-
-
-def _statement_node(parsed: ParsedSource, statement: AsmStatement) -> Node | None:
-    """The block item that is ``statement`` (its expression statement)."""
-    start = parsed.to_byte(statement.span.start)
-    node = parsed.tree.root_node.descendant_for_byte_range(start, start)
-    while node is not None and node.type != "expression_statement":
-        if node.type in ("compound_statement", "function_definition", "translation_unit"):
-            return None
-        node = node.parent
-    if node is None or node.parent is None or node.parent.type != "compound_statement":
-        return None
-    return node
-
-
-def _asm_expression(node: Node) -> Node | None:
-    """The asm expression that block item ``node`` is, where it is one and nothing more."""
-    if node.type != "expression_statement" or node.named_child_count != 1:
-        return None
-    inner = node.named_children[0]
-    return inner if inner.type == "gnu_asm_expression" else None
-
-
-def _asm_at(parsed: ParsedSource, node: Node, statements: Sequence[AsmStatement]
-            ) -> AsmStatement | None:
-    """The asm statement that block item ``node`` is, where it is one and nothing more."""
-    inner = _asm_expression(node)
-    if inner is None:
-        return None
-    start = parsed.to_char(inner.start_byte)
-    end = parsed.to_char(inner.end_byte)
-    for candidate in statements:  # (asked only after a statement qualified: rare)
-        if start <= candidate.span.start < end:
-            return candidate
-        if candidate.span.start >= end:
-            break
-    return None
