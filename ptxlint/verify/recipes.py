@@ -196,6 +196,11 @@ RECIPES: dict[str, Recipe] = {
                                        "which no compile checks"),
     "PTX212": Recipe((NONE,), why_none="an access wider than its object compiles; it reads or "
                                        "overwrites the neighbouring bytes only at run time"),
+    "PTX109": Recipe((NONE,), why_none="each of the two statements compiles; that the first "
+                                       "one's results are lost is what the code means, which "
+                                       "no compile shows"),
+    "PTX613": Recipe((NONE,), why_none="reading %warpid compiles; that its value is no index "
+                                       "in the block shows only at run time"),
     # about ptxlint itself: nothing of the toolchain to ask
     "PTX901": Recipe((NONE,), why_none="a suppression comment is ptxlint's, not the compiler's"),
     "PTX902": Recipe((NONE,), why_none="the template is not read, so there is no claim to "
