@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ptxlint import file_memos
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import AsmStatement
 
 __all__ = ["Overwrite", "overwritten_result", "place_of"]
@@ -102,14 +103,21 @@ def _from_macro(statement: AsmStatement) -> bool:
 
 
 def _lost(earlier: AsmStatement, later: AsmStatement) -> Overwrite | None:
-    """``earlier``'s results, all written again by ``later`` unread, or None."""
+    """``earlier``'s results, all written again by ``later`` unread, or None. What the text
+    shows is asked first; the statements' analyses (kept per statement for the file) only of
+    a pair that passes it."""
     written = _places_of(earlier)
-    if not written or _unreadable(earlier):
+    if not written or _unreadable(earlier) or _unreadable(later):
+        return None
+    again = _written_again(later, written, {_base(p) for p in written})
+    if again is None:
         return None
     analysis = analysis_of(earlier)
     if analysis.side_effects or analysis.memory_effects:
         return None
-    if not _overwrites(later, written, {_base(p) for p in written}):
+    flow = analysis_of(later).flow
+    # an output written on some paths only may keep the old value: PTX103's finding
+    if flow is None or any(index not in flow.definite for index in again):
         return None
     return Overwrite(earlier, written)
 
@@ -124,49 +132,59 @@ def _places_of(statement: AsmStatement) -> tuple[str, ...]:
 
 
 def _position(statements: Sequence[AsmStatement], statement: AsmStatement) -> int:
-    """``statement``'s index in ``statements`` (each file's list indexed once)."""
-    if not _INDEX or _INDEX[0][0] is not statements:
-        _INDEX[:] = [(statements, {id(s): k for k, s in enumerate(statements)})]
-    return _INDEX[0][1].get(id(statement), 0)
+    """``statement``'s index in ``statements``: the engine asks of a file's statements in
+    order, so the one after the last one asked, as a rule; else a search."""
+    last = _LAST[0] if _LAST and _LAST[0][0] is statements else None
+    if last is not None:
+        k = last[1] + 1
+        if k < len(statements) and statements[k] is statement:
+            _LAST[0] = (statements, k)
+            return k
+    for k, candidate in enumerate(statements):
+        if candidate is statement:
+            _LAST[:] = [(statements, k)]
+            return k
+    return 0
 
 
-# the last file's statements and each one's index (the engine asks of one file at a time)
-_INDEX: list[tuple[Sequence[AsmStatement], dict[int, int]]] = []
-file_memos.register(_INDEX.clear)
+# the last statement asked about, as (the file's statements, its index)
+_LAST: list[tuple[Sequence[AsmStatement], int]] = []
+file_memos.register(_LAST.clear)
 
 
-def _overwrites(later: AsmStatement, written: tuple[str, ...], bases: set[str]) -> bool:
-    """``later`` writes every place of ``written`` as a write-only output, and reads none of
-    the variables they belong to but other constant elements."""
-    if _unreadable(later):
-        return False
-    flow = analysis_of(later).flow
-    if flow is None:
-        return False
-    again: set[str] = set()
+def _written_again(later: AsmStatement, written: tuple[str, ...], bases: set[str]
+                   ) -> list[int] | None:
+    """The outputs of ``later`` that write the places of ``written`` again as write-only
+    outputs, where they cover them all and ``later`` reads none of the variables they belong
+    to but other constant elements; None otherwise."""
+    again: dict[str, int] = {}
     for operand in later.operands:
         place = place_of(operand.expression)
         if operand.role == "output":
             if "+" in operand.constraint.modifiers:
                 if _names(operand.expression, bases):
-                    return False  # read before it is written
+                    return None  # read before it is written
                 continue
-            if place is not None and operand.index in flow.definite:
-                # (written on some paths only, the old value may survive: PTX103's finding)
-                again.add(place)
+            if place is not None:
+                again.setdefault(place, operand.index)
             elif _names(operand.expression, bases):
-                return False
+                return None
         elif _names(operand.expression, bases) and (place is None or place in written):
-            return False  # an input that reads one of the places, or may
-    return again.issuperset(written)
+            return None  # an input that reads one of the places, or may
+    if not all(p in again for p in written):
+        return None
+    return [again[p] for p in written]
 
 
 def _unreadable(statement: AsmStatement) -> bool:
-    """Part of the statement is a macro ptxlint could not read, or its template has none of
-    the instructions it shows: what it writes is not known."""
+    """Part of the statement is a macro ptxlint could not read, its template has none of the
+    instructions it shows, or it spells a register with one `%` where it takes two (PTX008's
+    ``%clock``, which nvcc passes on as the register): what it reads and writes is not known
+    for certain, and its own finding comes first."""
     return (statement.opaque_sections or not statement.ptx.instructions
             or any(i.opaque for i in statement.ptx.instructions)
-            or any(o.constraint.opaque for o in statement.operands))
+            or any(o.constraint.opaque for o in statement.operands)
+            or any(t.kind in ("bare", "trailing") for t in refs_of(statement).escapes))
 
 
 def _names(expression: str, bases: set[str]) -> bool:
