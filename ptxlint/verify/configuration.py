@@ -21,7 +21,7 @@ statement's own guards choose, PTX401 judged the same targets (``admitted_target
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ptxlint.analysis.statement import analysis_of
@@ -36,6 +36,7 @@ from ptxlint.ptx.targets import (
 )
 from ptxlint.ptx.toolkit import oldest_compiling
 from ptxlint.ptx.versions import CudaVersion, format_cuda, parse_cuda_version
+from ptxlint.verify.target_choice import DEFAULT_ARCH, chosen_target
 
 _TARGET = re.compile(r"sm_(\d+)([af]?)")
 _NAME = r"[A-Za-z_]\w*"
@@ -223,8 +224,18 @@ def older_than_guards(statement: AsmStatement, tools: Sequence[tuple[str, str]])
             "statement (--nvcc/--ptxas or CUDA_HOME can name a newer one)")
 
 
-def configuration(statement: AsmStatement, requested: str) -> Configuration:
-    arch = target_for(statement, requested)
+def configuration(statement: AsmStatement, requested: str | None,
+                  known: Collection[str] = (), ptxas: str = "ptxas") -> Configuration:
+    """The configuration at ``requested`` (the user's --arch), or where the user named none at
+    the target the statement's instructions need (``target_choice``; ``known``: the targets
+    the installed ptxas builds, ``ptxas`` its name for a reason)."""
+    if requested is None:
+        choice = chosen_target(statement, known, ptxas)
+        if choice.why:
+            return Configuration(None, (), choice.why)
+        arch = choice.arch or target_for(statement, DEFAULT_ARCH)
+    else:
+        arch = target_for(statement, requested)
     if arch is None:
         guards = " && ".join(analysis_of(statement).arch_guards)
         why = f"({guards})" if guards else "(the file's #error excludes every target)"

@@ -3,12 +3,14 @@ the tool ids of cache keys, and the rule id of the toolchain's own findings."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from ptxlint.model import AsmStatement
 from ptxlint.verify.configuration import target_for
+from ptxlint.verify.target_choice import DEFAULT_ARCH, chosen_target
 from ptxlint.verify.toolchain import Toolchain, arch_key
 
 TOOLCHAIN_ERROR = "toolchain-error"
-DEFAULT_ARCH = "sm_90"
 
 # (path, span.start, the #if branches taken inside the statement): the branches of one
 # statement are separate statements, with separate probes and verdicts
@@ -19,9 +21,16 @@ def key_of(statement: AsmStatement) -> StatementKey:
     return (statement.source.path, statement.span.start, statement.context.branch)
 
 
-def probe_arch(statement: AsmStatement, requested: str | None) -> str:
-    """The target the statement is compiled for: ``requested`` (else sm_90) where its guards
-    admit it, else the nearest target they admit (see verify.configuration)."""
+def probe_arch(statement: AsmStatement, requested: str | None,
+               known: Collection[str] = ()) -> str:
+    """The target the statement is compiled for: ``requested`` where its guards admit it, else
+    the nearest target they admit (see verify.configuration); without ``requested``, one that
+    has every instruction the statement spells and ptxas builds (``known``: its targets; see
+    verify.target_choice), else sm_90 as the guards admit it."""
+    if requested is None:
+        chosen = chosen_target(statement, known).arch
+        if chosen is not None:
+            return chosen
     wanted = requested or DEFAULT_ARCH
     return target_for(statement, wanted) or wanted
 

@@ -113,6 +113,29 @@ def cu_errors(statement: AsmStatement, outcome: Outcome) -> tuple[list[Diagnosti
     return mine, other
 
 
+_QUOTED = re.compile(r"'([^'\s]+)'")
+
+
+def most_specific(agreeing: list[Diagnostic], finding: Finding) -> Diagnostic:
+    """Of the messages that state the finding's claim on its lines, the one about what the
+    finding names: ptxas says "Feature '.16x256b' not supported on .target 'sm_90'" and then
+    "Instruction 'tcgen05.ld' not supported on .target 'sm_90'" of one tcgen05.ld, and names
+    each instruction of a line in turn. First a message naming the flagged instruction (a
+    name the finding quotes, or its opcode: 'tcgen05.ld' of 'tcgen05.ld.sync.aligned...'), then
+    one naming a part of it ('.16x256b'), then ptxas's first."""
+    named = _QUOTED.findall(finding.message)
+
+    def rank(diag: Diagnostic) -> int:
+        said = _QUOTED.findall(diag.message)
+        if any(m == q or m.startswith(q + ".") for q in said for m in named):
+            return 0
+        if any(q in m for q in said for m in named):
+            return 1
+        return 2
+
+    return min(agreeing, key=rank)  # min keeps the first of equal rank
+
+
 def quote(diag: Diagnostic) -> str:
     return f"{diag.tool}: {diag.message}"
 

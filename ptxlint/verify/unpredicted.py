@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.verify import ptx_probe, whole_file
-from ptxlint.verify.configuration import configuration
 from ptxlint.verify.diagnostics import Diagnostic
-from ptxlint.verify.identity import DEFAULT_ARCH, TOOLCHAIN_ERROR, StatementKey, key_of, probe_arch
+from ptxlint.verify.identity import TOOLCHAIN_ERROR, StatementKey, key_of, probe_arch
 from ptxlint.verify.plan import ptx_job_key
 from ptxlint.verify.probe_errors import (
     ABOUT_ASM,
@@ -88,11 +87,11 @@ def _probe_only_errors(verifier: Verifier, explained: set[StatementKey]
             key = key_of(statement)
             if key in seen or key in explained:
                 continue
-            arch = probe_arch(statement, verifier.options.arch)
+            arch = probe_arch(statement, verifier.options.arch, verifier.toolchain.archs)
             planned = verifier.plan.ptx.get((key, arch))
             if not isinstance(planned, tuple) or not planned[0].exact:
                 continue  # a stand-in value: its errors may be the stand-in's
-            config = configuration(statement, verifier.options.arch or DEFAULT_ARCH)
+            config = verifier.configuration(statement)
             if (config.arch is None or verifier.unbuildable(config.arch)
                     or verifier.older_than_guards(statement)):  # no build holds it
                 continue

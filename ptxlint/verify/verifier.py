@@ -34,6 +34,7 @@ from ptxlint.verify import (
     whole_file,
 )
 from ptxlint.verify.configuration import (
+    Configuration,
     configuration,
     defines_for,
     in_default_build,
@@ -67,6 +68,7 @@ from ptxlint.verify.probe_errors import (
     cu_errors,
     finding_lines,
     last_error,
+    most_specific,
     on_chosen_line,
     on_lines,
     ptx_errors,
@@ -140,8 +142,8 @@ class VerifyOptions:
     tree_includes: bool = True
 
 
-def probe_arch(statement: AsmStatement, options: VerifyOptions) -> str:
-    return identity.probe_arch(statement, options.arch)
+def probe_arch(statement: AsmStatement, options: VerifyOptions, toolchain: Toolchain) -> str:
+    return identity.probe_arch(statement, options.arch, toolchain.archs)
 
 
 
@@ -203,7 +205,7 @@ class Verifier:
                 progress.files(done, len(sources))
         for statements in self.statements.values():
             for group in ptx_probe.groups(statements):
-                arch = probe_arch(group[0], self.options)
+                arch = probe_arch(group[0], self.options, self.toolchain)
                 plan_ptx(self.plan, group, arch, self.toolchain)
         for finding in self.result.findings:
             statement = finding.statement
@@ -213,7 +215,7 @@ class Verifier:
                     wgmma_info.plan(self, finding)
                 continue
             recipe = recipe_for(finding.rule, finding)
-            arch = probe_arch(statement, self.options)
+            arch = probe_arch(statement, self.options, self.toolchain)
             if PTX in recipe.probes and recipe.arch_sensitive:
                 for other in self._named_archs(finding):
                     plan_ptx(self.plan, [statement], other, self.toolchain)
@@ -252,12 +254,18 @@ class Verifier:
         tools = (self.toolchain.nvcc, self.toolchain.ptxas)
         return older_than_guards(statement, [(t.name, t.version) for t in tools if t])
 
+    def configuration(self, statement: AsmStatement) -> Configuration:
+        """Where the statement's findings are compiled: at --arch, else at the target its
+        instructions need among those this ptxas builds."""
+        return configuration(statement, self.options.arch, self.toolchain.archs,
+                             self.toolchain.label("ptxas"))
+
     def defines(self, statement: AsmStatement) -> tuple[str, ...]:
         """The -D/-U flags that select the statement's #if branches (none where a guard asks
         for more than a -D can say: the compile then shows whether it is there at all)."""
         if statement.syntax == "llvm":
             return ()
-        return configuration(statement, self.options.arch or DEFAULT_ARCH).defines
+        return self.configuration(statement).defines
 
     def flags(self, path: str, defines: tuple[str, ...]) -> tuple[str, ...]:
         """The flags of a compile of ``path``: its compile database entry, --cuda-flags, the
@@ -377,11 +385,11 @@ class Verifier:
             if NONE in recipe.probes:
                 return unverifiable(recipe.why_none)
             return unverifiable("the finding is not about one asm statement")
-        arch = probe_arch(statement, self.options)
+        arch = probe_arch(statement, self.options, self.toolchain)
         if NONE in recipe.probes:
             return unverifiable(recipe.why_none, arch)
         if statement.syntax != "llvm":
-            config = configuration(statement, self.options.arch or DEFAULT_ARCH)
+            config = self.configuration(statement)
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
@@ -458,9 +466,10 @@ class Verifier:
                         errors = [d for d in errors if d not in guessed]
                         note = stand_ins.value_free_note(statement)
                     own = {id(m.diagnostic) for m in everyone if on_lines(m, lines)}
-                    match = next((d for d in errors if id(d) in own and recipe.agrees
-                                  and recipe.agrees.search(d.message)), None)
-                    if match is not None:
+                    agreeing = [d for d in errors if id(d) in own and recipe.agrees
+                                and recipe.agrees.search(d.message)]
+                    if agreeing:
+                        match = most_specific(agreeing, finding)
                         return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
                                        quote(match) + note, PTX)
                     heard.extend(errors)
@@ -474,10 +483,10 @@ class Verifier:
             else:
                 tools.append(self.toolchain.label("nvcc"))
                 mine, other = cu_errors(statement, self.outcomes[job_key])
-                match = next((d for d in mine if recipe.agrees and recipe.agrees.search(
+                said = next((d for d in mine if recipe.agrees and recipe.agrees.search(
                     d.message)), None)
-                if match is not None:
-                    return Verdict(CONFIRMED, self.toolchain.label("nvcc"), arch, quote(match),
+                if said is not None:
+                    return Verdict(CONFIRMED, self.toolchain.label("nvcc"), arch, quote(said),
                                    CU)
                 heard.extend(mine)
                 reasons.extend(f"the probe itself failed: {m}" for m in other[:1])
