@@ -205,8 +205,11 @@ class Verifier:
                 progress.files(done, len(sources))
         for statements in self.statements.values():
             for group in ptx_probe.groups(statements):
-                arch = probe_arch(group[0], self.options, self.toolchain)
-                plan_ptx(self.plan, group, arch, self.toolchain)
+                # each statement's verdict reads the probe at its own target, and a scope's
+                # statements may need different ones (one opens it, a wgmma closes it)
+                for arch in dict.fromkeys(probe_arch(s, self.options, self.toolchain)
+                                          for s in group):
+                    plan_ptx(self.plan, group, arch, self.toolchain)
         for finding in self.result.findings:
             statement = finding.statement
             if statement is None:
