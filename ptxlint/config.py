@@ -824,9 +824,14 @@ class RuleSelector:
         close enough to be worth saying."""
         import difflib  # only for an error message
 
+        from ptxlint.retired import retired_selector
+
         upper = selector.upper()
         if any(selector_specificity(upper, i, n) is not None for i, n in self.rules):
             return upper  # `ptx1`: ids and prefixes are upper case
+        for spelled in (upper, selector.lower()):
+            if retired_selector(spelled) is not None:
+                return spelled  # a retired rule's id or name in the wrong case
         # ids compare in upper case, names in lower case; of equally close ones, the one that
         # shares the longest start wins (PTX0O1 is PTX001, not PTX901)
         scored = [
@@ -846,12 +851,26 @@ class RuleSelector:
 
     def unknown_selectors(self, known: Iterable[tuple[str, str]] | None = None) -> list[str]:
         """Selectors that match no known rule (typos, ``PTX999``), in configuration order."""
+        from ptxlint.retired import retired_selector
+
         rules = tuple(known) if known is not None else self.rules
         return [
             selector
             for selector in self.all_selectors()
             if selector != ALL_SELECTOR
             and not any(selector_specificity(selector, i, n) is not None for i, n in rules)
+            and retired_selector(selector) is None  # reserved: a warning, not an error
+        ]
+
+    def retired_selections(self) -> list[str]:
+        """Selectors in select/extend-select that name a retired rule exactly: they select
+        nothing, which the user should hear (ptxlint.retired); ignoring one is silent."""
+        from ptxlint.retired import retired_selector
+
+        return [
+            selector
+            for selector in dict.fromkeys((*self.config.select, *self.config.extend_select))
+            if retired_selector(selector) is not None
         ]
 
 

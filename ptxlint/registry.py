@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from ptxlint.entry_point_files import read_group
 from ptxlint.lazy_rule import is_stand_in
+from ptxlint.retired import find_retired
 from ptxlint.rule import Rule, validate_rule_class
 
 ENTRY_POINT_GROUP = "ptxlint.rules"
@@ -133,6 +134,14 @@ def load_rules() -> LoadedRules:
         issues = validate_rule_class(cls, docs=not is_stand_in(cls))
         if issues:
             problems.extend(issues)
+            continue
+        reserved = find_retired(cls.id) or find_retired(cls.name)
+        if reserved is not None:
+            # a retired id or name keeps its old meaning in users' suppressions and configs
+            problems.append(
+                f"rule {cls.id} ({cls.name}) of {cls.__module__} takes the id or name of "
+                f"retired rule {reserved.id} ({reserved.name}), which stay reserved; not loaded"
+            )
             continue
         if cls.id in seen and seen[cls.id] is not cls:
             problems.append(

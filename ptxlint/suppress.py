@@ -215,9 +215,12 @@ def _directive(source: SourceFile, match: re.Match[str]) -> Directive | None:
 @lru_cache(maxsize=1)
 def _registered() -> tuple[frozenset[str], tuple[str, ...]]:
     from ptxlint.registry import load_rules
+    from ptxlint.retired import retired_codes
 
     rules = load_rules().rules
-    names = frozenset({r.id for r in rules} | {r.name for r in rules} | _NOT_RULES)
+    # a retired rule's codes stay valid: they never run, so they are never judged unused
+    names = frozenset({r.id for r in rules} | {r.name for r in rules} | _NOT_RULES
+                      | retired_codes())
     return names, tuple(r.id for r in rules)
 
 

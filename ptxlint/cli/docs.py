@@ -41,6 +41,20 @@ def cmd_rule(key: str | None, show_all: bool = False, output_format: str = "text
     else:
         rule = find_rule(loaded.rules, key or "")
         if rule is None:
+            from ptxlint.retired import find_retired
+
+            retired = find_retired(key or "")
+            if retired is not None:
+                from ptxlint.report import rule_docs_format
+
+                if output_format == "json":
+                    import json
+
+                    sys.stdout.write(json.dumps([rule_docs_format.retired_dict(retired)],
+                                                indent=2, ensure_ascii=False) + "\n")
+                else:
+                    sys.stdout.write(rule_docs_format.retired_text(retired))
+                return EXIT_OK
             raise UsageError(f"no rule {key!r}{_nearest(loaded.rules, key or '')} "
                              "(see `ptxlint rules`)")
         chosen = [rule]

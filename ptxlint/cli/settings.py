@@ -129,6 +129,12 @@ def settings(args: argparse.Namespace) -> FileSettings:
             "enabled (add --preview, or preview = true in the configuration)",
             file=sys.stderr,
         )
+    for selector in settings.selector.retired_selections():
+        # reserved, so no error: a configuration written for an older ptxlint keeps working
+        from ptxlint.retired import notice, retired_selector
+
+        print(f"ptxlint: warning: selection {selector!r} selects nothing: "
+              f"{notice(retired_selector(selector))}", file=sys.stderr)  # type: ignore[arg-type]
     from ptxlint.ptx.targets import arch_toolkit_warning
 
     mismatch = arch_toolkit_warning(settings.context.arch, settings.context.arch_suffix,

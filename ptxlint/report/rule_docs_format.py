@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxlint.project import is_builtin, rule_help_uri
 from ptxlint.rule import Rule
+
+if TYPE_CHECKING:
+    from ptxlint.retired import RetiredRule
 
 
 def rule_dict(rule: type[Rule]) -> dict[str, Any]:
@@ -48,3 +51,31 @@ PREVIEW_NOTE = (
 def tier_line(rule: type[Rule]) -> str:
     """The paragraph that marks a preview rule (empty for a stable one), with its blank line."""
     return f"{PREVIEW_NOTE}\n\n" if getattr(rule, "preview", False) else ""
+
+
+def retired_dict(rule: RetiredRule) -> dict[str, Any]:
+    """A retired rule as ``rule_dict``'s keys (no severity: it never runs) and ``retired``."""
+    return {
+        "code": rule.id,
+        "name": rule.name,
+        "summary": rule.reason,
+        "default_severity": None,
+        "tags": [],
+        "precision": None,
+        "url": rule_help_uri(rule.id),
+        "explanation": rule.docs.strip(),
+        "plugin": False,
+        "preview": False,
+        "retired": {"version": rule.version, "reason": rule.reason,
+                    "replaced_by": rule.replaced_by},
+    }
+
+
+def retired_text(rule: RetiredRule) -> str:
+    """``ptxlint rule ID`` of a retired rule, and the body of its documentation page."""
+    from ptxlint.retired import notice
+
+    return (f"# {rule.id} {rule.name} (retired)\n\n{notice(rule)}.\n\n"
+            "It no longer runs. Its id and name stay reserved: selecting it is a warning, and "
+            "ignoring it or naming it in a suppression comment is valid and does nothing.\n\n"
+            f"{rule.docs.rstrip()}\n")

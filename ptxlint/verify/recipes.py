@@ -283,8 +283,6 @@ LLVM_RECIPES: dict[str, Recipe] = {
     # CuTe DSL's inline_ptx: what its NVVM lowering makes of the call, in a kernel holding it
     # compiled by cute.compile (ptxas's verdict, or the parameter each register came from)
     **{rule: Recipe((INLINE_PTX,)) for rule in ("PTX508", "PTX510", "PTX512")},
-    "PTX509": Recipe((NONE,), why_none="nvidia-cutlass-dsl 4.4.1 and 4.8.1 compile it; the "
-                                       "failure reported with it was not reproduced"),
     "PTX511": Recipe((NONE,), why_none="the claim is about PyTorch's op, which Triton's probe "
                                        "does not run"),
     "PTX902": Recipe((NONE,), why_none="a note: there is no template to compile"),
