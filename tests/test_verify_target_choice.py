@@ -204,3 +204,27 @@ def test_a_tcgen05_statement_is_probed_where_it_compiles(tmp_path: Path) -> None
     assert "not supported on .target" not in verdict.evidence, verdict
     # the file as written and with the clobber both compile: the differential speaks
     assert "compile to the same code" in verdict.evidence, verdict
+
+
+WGMMA_ABOVE_HOPPER = """
+__device__ void f() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+"""
+
+
+@needs_cuda
+def test_ptx401_is_still_judged_where_no_target_has_the_statement(tmp_path: Path) -> None:
+    """No target both the guards admit and wgmma exists on: that is PTX401's claim, and its
+    probe compiles at the targets the finding names, so the choice does not make it
+    unverifiable."""
+    path = tmp_path / "k.cu"
+    path.write_text(WGMMA_ABOVE_HOPPER)
+    result = verified(path, "--select", "PTX401", arch=None)
+    [finding] = result.findings
+    verdict = result.verdict(finding)
+    assert verdict is not None
+    assert verdict.status == "confirmed", verdict
+    assert "Instruction 'wgmma.fence' not supported on .target" in verdict.evidence, verdict

@@ -393,6 +393,10 @@ class Verifier:
             return unverifiable(recipe.why_none, arch)
         if statement.syntax != "llvm":
             config = self.configuration(statement)
+            if config.arch is None and recipe.arch_sensitive and self.options.arch is None:
+                # no target has every instruction (PTX401's own claim): its probe compiles at
+                # the targets the finding names, in the configuration the guards choose
+                config = configuration(statement, DEFAULT_ARCH)
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
                                     f"build: {config.why}", self.options.arch or "")
