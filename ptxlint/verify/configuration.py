@@ -5,7 +5,9 @@ A statement under ``#if __CUDA_ARCH__ >= 1000`` does not exist in an sm_90 build
 ``#ifdef LEFT`` branch of a template does not exist unless ``LEFT`` is defined: compiling either
 for the user's ``--arch`` (or without ``-DLEFT``) would judge code the toolchain never sees. The
 target is the requested one when the statement's guards admit it, else the nearest one they
-admit; the defines are those the guards' plain ``defined(X)``/``!defined(X)`` terms ask for.
+admit (without ``--arch``, one every instruction of the statement exists on first:
+``target_choice``); the defines are those the guards' plain ``defined(X)``/``!defined(X)``
+terms ask for.
 Where the guards admit no target, or ask for what a ``-D`` cannot say, there is no such
 configuration and the finding is unverifiable.
 
