@@ -372,12 +372,23 @@ REPOS: tuple[str, ...] = (
     "woct0rdho+triton-windows", "zhang677+PTXBench", "zhoutianzi666+Core_Math_Library",
     "zenustech+zeno", "zkh2016+sppark", "zuun1989+ccminer-kudaraidee",
     "zjin-lcf+oneAPI-DirectProgramming",
+    # mined for the fourteenth unseen round (tests/data/fixed_bugs.toml: "unseen projects,
+    # fourteenth round"), the first with Julia sources (CUDA.jl's @asmcall and llvmcall); every
+    # modification reviewed blind
+    "JuliaGPU+CUDA.jl", "JuliaGPU+GemmKernels.jl", "Rust-GPU+Rust-CUDA", "tracel-ai+cubecl",
+    "NVlabs+cuda-oxide", "shaojiewang+multi-platform-op-lib", "phrutis+LostCoins",
+    "reed-lau+cute-gemm", "yrrid+combined-msm-gpu", "simveit+load_and_store",
+    "Bruce-Lee-LY+cuda_back2back_hgemm", "decred+gominer", "alexis78+ccminer",
+    "krnlx+ccminer-xevan", "Minerx117+ccminer", "PaddlePaddle+PaddleMIX", "Tencent+Forward",
+    "huggingface+text-embeddings-inference",
 )
 
 CXX_SUFFIXES = (
     ".cu", ".cuh", ".h", ".hpp", ".hxx", ".cpp", ".cc", ".cxx", ".inl", ".inc", ".cu.inc",
 )
-PATHSPECS = tuple(f"*{s}" for s in CXX_SUFFIXES) + ("*.py",)
+# Python and Julia sources hold asm in calls (no preprocessor, "#" comments)
+SCRIPT_SUFFIXES = (".py", ".jl")
+PATHSPECS = tuple(f"*{s}" for s in CXX_SUFFIXES + SCRIPT_SUFFIXES)
 # -G narrows the log to diffs with a line that looks like asm, a PTX template or a constraint;
 # the hunks are then read to keep only changes inside a statement (or its guard).
 PICKAXE = (
@@ -399,6 +410,8 @@ _CXX_ASM = re.compile(
 _PY_ASM = re.compile(
     r"(?<![\w$])(?:inline_asm_elementwise|elementwise_inline_asm|inline_asm|InlineAsm)\s*\("
 )
+# CUDA.jl / LLVM.jl's @asmcall and Base.llvmcall (whose IR may hold an inline asm call)
+_JL_ASM = re.compile(r"(?:@asmcall|(?<![\w$@])llvmcall)\s*\(")
 _PP_COND = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|elifdef|elifndef)\b")
 _QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"\n]+)"', re.M)
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
@@ -426,7 +439,8 @@ class Commit:
 
 
 def candidate_commits(repo: Path) -> list[Commit]:
-    """Non-merge commits of the default branch with an asm-looking line in a C++/Python diff."""
+    """Non-merge commits of the default branch with an asm-looking line in a C++, Python or Julia
+    diff."""
     done = subprocess.run(["git", f"--git-dir={repo}", "log", "HEAD", "--no-merges", "-G", PICKAXE,
                            "--name-only", "--format=%x00%H %P%x1f%as%x1f%s%x1f%b%x1e", "--",
                            *PATHSPECS], capture_output=True)
@@ -442,7 +456,8 @@ def candidate_commits(repo: Path) -> list[Commit]:
         shas = ids.split()
         if len(shas) != 2:  # root commit
             continue
-        files = [n for n in names.split("\n") if n.strip() and n.endswith(CXX_SUFFIXES + (".py",))]
+        files = [n for n in names.split("\n")
+                 if n.strip() and n.endswith(CXX_SUFFIXES + SCRIPT_SUFFIXES)]
         commits.append(Commit(shas[0], shas[1], date, subject.strip(), body.strip(), files))
     return commits
 
@@ -523,17 +538,18 @@ def _close_paren(text: str, i: int) -> int:
     return n
 
 
-def asm_spans(text: str, python: bool) -> list[tuple[int, int]]:
-    """1-based inclusive line ranges of the asm statements (Python: the asm API calls)."""
+def asm_spans(text: str, python: bool, julia: bool = False) -> list[tuple[int, int]]:
+    """1-based inclusive line ranges of the asm statements (Python, Julia: the asm API calls)."""
     spans = []
     starts = [0]
     for m in re.finditer("\n", text):
         starts.append(m.end())
     import bisect
 
-    for m in (_PY_ASM if python else _CXX_ASM).finditer(text):
+    pattern = _JL_ASM if julia else _PY_ASM if python else _CXX_ASM
+    for m in pattern.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if ("#" if python else "//") in text[line_start:m.start()]:
+        if ("#" if python or julia else "//") in text[line_start:m.start()]:
             continue  # commented out
         end = _close_paren(text, m.end())
         first = bisect.bisect_right(starts, m.start())
@@ -629,7 +645,7 @@ def write_version(blobs: Blobs, rev: str, path: str, data: bytes, dest: Path,
     target = dest / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
-    if path.endswith(".py"):
+    if path.endswith(SCRIPT_SUFFIXES):
         return target
     seen = {path}
     frontier = [(path, data)]
@@ -762,14 +778,15 @@ def judge_commit(repo_name: str, repo: Path, blobs: Blobs, commit: Commit, out: 
         old = blobs.get(commit.parent, path)
         new = blobs.get(commit.sha, path)
         python = path.endswith(".py")
+        julia = path.endswith(".jl")
         removed, added, inserted = changed_lines(repo, commit, path)
         old_text = old.decode(errors="replace") if old is not None else ""
         new_text = new.decode(errors="replace") if new is not None else ""
-        old_spans = asm_spans(old_text, python) if old is not None else []
-        new_spans = asm_spans(new_text, python) if new is not None else []
+        old_spans = asm_spans(old_text, python, julia) if old is not None else []
+        new_spans = asm_spans(new_text, python, julia) if new is not None else []
         o_t = touched(old_spans, removed, inserted)
         n_t = touched(new_spans, added)
-        if not python:
+        if not (python or julia):
             o_t |= guarded_spans(old_text.split("\n"), removed, old_spans)
             n_t |= guarded_spans(new_text.split("\n"), added, new_spans)
         if not o_t and not n_t:

@@ -135,6 +135,16 @@ def test_touched_statements_follow_the_changed_lines() -> None:
     assert fixed_bugs.guarded_spans(text.split("\n"), [5], spans) == {(6, 6)}
 
 
+def test_julia_asm_calls_are_statements() -> None:
+    # CUDA.jl's @asmcall and Base.llvmcall: a "#" comment hides one, no #if guards exist
+    text = ('# @asmcall("nop;", "")\nf() = @asmcall("activemask.b32 \\$0;", "=r", false,\n'
+            '    UInt32, Tuple{})\ng(x) = Base.llvmcall("ret i32 %0", Int32, Tuple{Int32}, x)\n')
+    spans = fixed_bugs.asm_spans(text, python=False, julia=True)
+    assert spans == [(2, 3), (4, 4)]
+    assert fixed_bugs.touched(spans, {3}) == {(2, 3)}
+    assert fixed_bugs.asm_spans(text, python=False) == []  # not C++ asm
+
+
 def test_the_reviewed_list_is_well_formed() -> None:
     reviews = fixed_bugs.load_reviews(fixed_bugs.REVIEWED)
     assert len(reviews) >= 50
