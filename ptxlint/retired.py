@@ -68,8 +68,9 @@ emits `asm_dialect = att` around braced templates. quack's failing tensormap cal
 three operands for two constraints, which PTX501 reports.
 
 The dialect that does change the output is `AD_Intel`: the printer wraps the template in
-`.intel_syntax` and `.att_syntax` lines, which are not PTX directives. That is a different
-defect, and no rule takes PTX509's id or name for it.
+`.intel_syntax` and `.att_syntax` lines, which are not PTX directives, and ptxas stops at the
+first ("Parsing error near '.intel_syntax': syntax error", LLVM 14's `llc` and ptxas 13.0).
+That is a different defect, with its own rule: PTX513 (`intel-asm-dialect`).
 
 ## What to do
 Nothing: an `asm_dialect=AD_ATT` argument may stay or go. Suppressions and configuration that
