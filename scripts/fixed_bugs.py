@@ -380,7 +380,8 @@ REPOS: tuple[str, ...] = (
     "reed-lau+cute-gemm", "yrrid+combined-msm-gpu", "simveit+load_and_store",
     "Bruce-Lee-LY+cuda_back2back_hgemm", "decred+gominer", "alexis78+ccminer",
     "krnlx+ccminer-xevan", "Minerx117+ccminer", "PaddlePaddle+PaddleMIX", "Tencent+Forward",
-    "huggingface+text-embeddings-inference",
+    "huggingface+text-embeddings-inference", "lcy-seso+DLFrameworkTest",
+    "florianmattana+sass-king", "guoqingbao+candle-vllm", "SmallDoges+flash-dmattn",
 )
 
 CXX_SUFFIXES = (
