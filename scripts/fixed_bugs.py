@@ -12,11 +12,11 @@ layout of the ``fetch`` tool; a clone's ``repo/.git`` is read too; default
 ``$PTXLINT_MIRRORS``, else ``mirrors/`` in ptxlint's cache folder: ``scripts/locations.py``);
 REPO names some of them (default: every one in ``REPOS``); a commit that several of them share
 (a fork's history) is mined once, under the first. Nothing is checked out: for each
-commit of the default branch whose diff changes an inline asm statement (``git log -G``
-narrows, then the hunks are read), the pre- and post-commit versions of each changed file,
-plus the files they include with quotes (resolved like ptxlint does: beside the file, else a
-folder above), are written under ``--out/<sha>/{old,new}/<path>`` and linted in-process with
-every rule (no cache).
+commit of the default branch whose diff changes an inline asm statement of a C++, Python or
+Julia source (``git log -G`` narrows, then the hunks are read), the pre- and post-commit
+versions of each changed file, plus the files they include with quotes (resolved like ptxlint
+does: beside the file, else a folder above), are written under ``--out/<sha>/{old,new}/<path>``
+and linted in-process with every rule (no cache).
 
 A statement is *touched* when a removed or added line lies inside it (template, constraint,
 clobber, ``volatile``), or when a changed ``#if``/``#elif``/``#else`` line opens the block
