@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.overwritten_results import overwritten_result, place_of
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -62,7 +63,10 @@ Chain the accumulator: the second statement reads what the first wrote.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        found = overwritten_result(statement, context.file_statements)
+        parsed = context.parsed
+        if not isinstance(parsed, ParsedSource):
+            return
+        found = overwritten_result(statement, context.file_statements, parsed)
         if found is None:
             return
         earlier = found.earlier

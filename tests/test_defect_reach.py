@@ -16,7 +16,7 @@ KERNEL = r"""
 #include <cstdint>
 __device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, unsigned b,
                       unsigned long long x, unsigned long long y, float v) {
-  unsigned d, lo, hi, old, sum;
+  unsigned d, d2, lo, hi, old, sum;
   asm volatile("st.global.u32 [%0], %1;" :: "l"(flag), "r"(a) : "memory");
   asm volatile("atom.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(flag), "r"(a) : "memory");
   asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -24,7 +24,7 @@ __device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, un
   asm("add.u32 %0, %1, %2;\n\tmul.lo.u32 %0, %0, 3;" : "=r"(d) : "r"(a), "r"(b));
   asm("add.cc.u32 %0, %2, %3;\n\taddc.u32 %1, 0, 0;" : "=r"(lo), "=r"(hi) : "r"(a), "r"(b));
   asm("add.u32 %0, %0, %1;" : "+r"(sum) : "r"(a));
-  asm("{\n\t.reg .u32 t;\n\tadd.u32 t, %1, 1;\n\tmov.u32 %0, t;\n\t}" : "=r"(d) : "r"(a));
+  asm("{\n\t.reg .u32 t;\n\tadd.u32 t, %1, 1;\n\tmov.u32 %0, t;\n\t}" : "=r"(d2) : "r"(a));
   __shared__ float tile[32];
   uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(&tile[a]));
   asm volatile("st.shared.f32 [%0], %1;" :: "r"(addr), "f"(v) : "memory");
@@ -40,7 +40,7 @@ __device__ unsigned f(unsigned* flag, const uint4* src, uint4& r, unsigned a, un
   asm("add.u32 %0, %1, 1;"
       : "=r"(inc)
       : "r"(a));
-  return d + lo + hi + old + sum + lane + early + inc + (unsigned)(x + y);
+  return d + d2 + lo + hi + old + sum + lane + early + inc + (unsigned)(x + y);
 }
 """
 

@@ -10,10 +10,10 @@ nothing. Shipped, it was a copy of a statement whose output list was not changed
 second ``mma`` given ``0.f`` where it meant the first's ``C``): the later statement is where the
 fix goes, and where PTX109 reports.
 
-Only what the text shows for certain counts. Between the two there is nothing but the first
-one's ``;``, blanks, comments, ``#pragma`` lines and other asm statements that name none of the
-outputs' variables (read off the file's text between the statements' spans: any other code, a
-brace, a label or an ``#if`` line ends the search); each output is a plain place (``x``,
+Only what the text shows for certain counts. The two are items of one block with nothing
+between them but comments, ``#pragma`` lines and other asm statements that name none of the
+outputs' variables (read off the tree: any other statement, a label or an ``#if`` block ends
+the search); each output is a plain place (``x``,
 ``c[2]``, ``acc.x``, ``c[1].y``: a variable, constant subscripts, members), compared as
 written; the later statement's inputs may name another constant element of the same array
 (``C[4]`` after ``C[0]``) but nothing else of those variables (``C``, ``C[i]``, ``*C``).
@@ -27,22 +27,24 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ptxlint import file_memos
+import tree_sitter
+
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
 
 __all__ = ["Overwrite", "overwritten_result", "place_of"]
 
+Node = tree_sitter.Node
+
 # A place the text names for certain: a variable, then constant subscripts and members.
 _PLACE = re.compile(r"[A-Za-z_]\w*(?:\[\d+[uUlL]*\]|\.[A-Za-z_]\w*)*")
 _WORD = re.compile(r"[A-Za-z_]\w*")
-# What may lie between two statements of a block that runs nothing: the first one's ``;``,
-# blanks, comments and ``#pragma`` lines (each alternative starts with its own byte: the
-# match is linear). ``#if`` lines, braces, labels or any other code make them no neighbours.
+# Block items that run nothing: comments and #pragma lines.
+_INERT = frozenset({"comment", "preproc_call"})
 # How many asm statements between the two are looked through (an unrolled MMA tile's).
 _PASSED_OVER = 32
-_INERT_TEXT = re.compile(r";?(?:\s|//[^\n]*|/\*.*?\*/|#[ \t]*pragma[^\n]*)*", re.S)
 
 
 @dataclass(frozen=True)
@@ -67,32 +69,103 @@ def _base(place: str) -> str:
     return match.group() if match is not None else place
 
 
-def overwritten_result(statement: AsmStatement, statements: Sequence[AsmStatement]
-                       ) -> Overwrite | None:
+def overwritten_result(statement: AsmStatement, statements: Sequence[AsmStatement],
+                       parsed: ParsedSource) -> Overwrite | None:
     """The asm statement before ``statement`` whose every result ``statement`` writes again
     before anything reads them (see the module's docstring), or None. ``statements``: the
-    file's, in source order."""
+    file's, in source order; ``parsed``: its tree.
+
+    The block items before ``statement`` are read off the tree, and ``statements`` only for
+    the one whose outputs its text shows written again: a file linted on a tree that left
+    functions out is linted again on the whole tree once a rule reads its statements
+    (``engine.AskedStatements``)."""
     if _from_macro(statement) or not statement.outputs:
         return None
     text = statement.source.text
-    at = _position(statements, statement)
-    between: list[AsmStatement] = []  # asm statements passed over, nearest first
-    later = statement
-    while at > 0 and len(between) < _PASSED_OVER:
-        at -= 1
-        earlier = statements[at]
-        if earlier.source is not statement.source or _from_macro(earlier) \
-                or earlier.context.guards != statement.context.guards \
-                or _INERT_TEXT.fullmatch(text, earlier.span.end, later.span.start) is None:
-            return None  # most statements: the one before is not right before it
-        found = _lost(earlier, statement)
-        if found is not None:
-            bases = {_base(p) for p in found.places}
-            if any(_names(o.expression, bases) for s in between for o in s.operands):
+    if text is not parsed.text or not _may_follow_asm(text, statement.span.start):
+        return None
+    node = _block_item(parsed, statement)
+    if node is None:
+        return None
+    passed: list[str] = []  # the operand texts of the asm statements passed over
+    sibling = node.prev_named_sibling
+    for _ in range(_PASSED_OVER + 1):
+        if sibling is None:
+            return None
+        if sibling.type in _INERT:
+            sibling = sibling.prev_named_sibling
+            continue
+        asm = _asm_expression(sibling)
+        if asm is None:
+            return None
+        values = _operand_values(parsed, asm)
+        places = [place_of(v) for v in values[0]]
+        written = tuple(p for p in places if p is not None)
+        if written and len(written) == len(places) and _written_again(
+                statement, written, bases := {_base(p) for p in written}) is not None:
+            if any(_names(v, bases) for v in passed):
                 return None  # one between reads or writes them
-            return found
-        between.append(earlier)
-        later = earlier
+            earlier = _statement_at(statements, parsed.to_char(asm.start_byte))
+            if earlier is None or _from_macro(earlier) \
+                    or earlier.context.guards != statement.context.guards:
+                return None
+            return _lost(earlier, statement)
+        passed.extend(values[0] + values[1])
+        sibling = sibling.prev_named_sibling
+    return None
+
+
+def _may_follow_asm(text: str, start: int) -> bool:
+    """Whether the text before ``start`` may end a statement: past blanks, a ``;``, a comment
+    or a ``#pragma`` line (the tree decides; this spares asking it for the statement that
+    opens a block, follows a brace or a label)."""
+    head = text[max(0, start - 256):start].rstrip()
+    if not head:
+        return False
+    last_line = head[head.rfind("\n") + 1:].lstrip()
+    return head[-1] in ";/" or last_line.startswith("#") or "//" in last_line
+
+
+def _block_item(parsed: ParsedSource, statement: AsmStatement) -> Node | None:
+    """The expression statement of a block that ``statement`` is."""
+    start = parsed.to_byte(statement.span.start)
+    node = parsed.tree.root_node.descendant_for_byte_range(start, start)
+    while node is not None and node.type != "expression_statement":
+        if node.type in ("compound_statement", "function_definition", "translation_unit"):
+            return None
+        node = node.parent
+    if node is None or node.parent is None or node.parent.type != "compound_statement":
+        return None
+    return node if _asm_expression(node) is not None else None
+
+
+def _asm_expression(node: Node) -> Node | None:
+    """The asm expression that block item ``node`` is, where it is one and nothing more."""
+    if node.type != "expression_statement" or node.named_child_count != 1:
+        return None
+    inner = node.named_children[0]
+    return inner if inner.type == "gnu_asm_expression" else None
+
+
+def _operand_values(parsed: ParsedSource, asm: Node) -> tuple[list[str], list[str]]:
+    """The texts of an asm expression's output values and input values, as written."""
+    found: tuple[list[str], list[str]] = ([], [])
+    for k, field in enumerate(("output_operands", "input_operands")):
+        operands = asm.child_by_field_name(field)
+        for operand in operands.named_children if operands is not None else ():
+            value = operand.child_by_field_name("value")
+            if value is not None:
+                found[k].append(parsed.node_text(value))
+    return found
+
+
+def _statement_at(statements: Sequence[AsmStatement], start: int) -> AsmStatement | None:
+    """The statement of ``statements`` (source order) that starts at character ``start``."""
+    for candidate in statements:  # (asked only of a pair whose text qualifies: rare)
+        if candidate.span.start == start:
+            return candidate
+        if candidate.span.start > start:
+            break
     return None
 
 
@@ -129,27 +202,6 @@ def _places_of(statement: AsmStatement) -> tuple[str, ...]:
     if not places or any(p is None for p in places):
         return ()
     return tuple(p for p in places if p is not None)
-
-
-def _position(statements: Sequence[AsmStatement], statement: AsmStatement) -> int:
-    """``statement``'s index in ``statements``: the engine asks of a file's statements in
-    order, so the one after the last one asked, as a rule; else a search."""
-    last = _LAST[0] if _LAST and _LAST[0][0] is statements else None
-    if last is not None:
-        k = last[1] + 1
-        if k < len(statements) and statements[k] is statement:
-            _LAST[0] = (statements, k)
-            return k
-    for k, candidate in enumerate(statements):
-        if candidate is statement:
-            _LAST[:] = [(statements, k)]
-            return k
-    return 0
-
-
-# the last statement asked about, as (the file's statements, its index)
-_LAST: list[tuple[Sequence[AsmStatement], int]] = []
-file_memos.register(_LAST.clear)
 
 
 def _written_again(later: AsmStatement, written: tuple[str, ...], bases: set[str]
