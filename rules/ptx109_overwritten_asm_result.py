@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.overwritten_results import overwritten_result, place_of
+from ptxlint.analysis.overwritten_results import overwritten_result
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
@@ -74,9 +74,8 @@ Chain the accumulator: the second statement reads what the first wrote.
         shown = ", ".join(found.places[:4]) + (", ..." if len(found.places) > 4 else "")
         lost = ("the compiler deletes it" if not earlier.is_volatile
                 else "it runs for nothing")
-        again = [o for o in statement.outputs if place_of(o.expression) in found.places]
         yield self.finding(
-            statement, again[0].span if again else statement.span,
+            statement, statement.operands[found.again[0]].span,
             f"this asm writes again every result of the asm statement at line {line} "
             f"({shown}) before anything reads them, so that statement's work is lost ({lost}): "
             "if this one continues its result, read them as inputs (an accumulator); else "

@@ -145,11 +145,10 @@ if (lane < 16) {
         flows = flows_of(context)
         if flows is None:
             return
-        parsed = flows.parsed
-        flow = flows.function_at(parsed.to_byte(statement.span.start), follow=False)
+        flow = flows.function_holding(statement)
         if flow is None:
             return
-        byte = parsed.to_byte(statement.span.start)
+        byte = flows.parsed.to_byte(statement.span.start)
         instruction, kind = next(
             ((i, c) for i, c in kinds if self._counts(statement, flow, c)), (None, None))
         if instruction is not None and kind is not None:

@@ -97,7 +97,7 @@ Each lane passes the address of the row it supplies: lane `l` gives row `l % 16`
         flows = flows_of(context)
         if flows is None:
             return
-        flow = flows.function_at(flows.parsed.to_byte(statement.span.start), follow=False)
+        flow = flows.function_holding(statement)
         if flow is None:
             return
         for opcode, address in addresses:

@@ -93,7 +93,7 @@ For a 2-D or 3-D block, divide the linear thread index,
         flows = flows_of(context)
         if flows is None:
             return
-        flow = flows.function_at(flows.parsed.to_byte(statement.span.start), follow=False)
+        flow = flows.function_holding(statement)
         if flow is None:
             return
         for instruction, output in reads:

@@ -651,6 +651,10 @@ class FileFlows:
                              for n in files._declarations.class_definitions(name))
         return found
 
+    def function_holding(self, statement: AsmStatement) -> FunctionFlow | None:
+        """The innermost function around ``statement``, as found (its body unread)."""
+        return self.function_at(self.parsed.to_byte(statement.span.start), follow=False)
+
     def functions_named(self, name: str) -> list[FunctionFlow]:
         """The file's function definitions called ``name`` (overloads, specialisations)."""
         return self._index.named(name)

@@ -22,7 +22,10 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from ptxlint.analysis.address_masks import CASTS
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
+from ptxlint.analysis.value_syntax import callee
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
 
 __all__ = ["IndexUse", "index_uses"]
@@ -35,7 +38,6 @@ _COUNTING = frozenset(
 )
 # Wrappers a value passes through unchanged as a number.
 _THROUGH = frozenset({"parenthesized_expression", "cast_expression"})
-_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
 # How many copies (a getter's return, a local it initializes) a use may lie behind.
 _DEPTH = 2
 
@@ -79,7 +81,7 @@ def _value_use(flows: FileFlows, flow: FunctionFlow, node: Node, depth: int,
                found: dict[int, IndexUse], seen: set[int]) -> None:
     """Judge the expression ``node``, whose value is the output's: a use as a number is
     added to ``found``; a return or a local's initializer is followed ``_DEPTH`` deep."""
-    child, parent = _outermost(node)
+    child, parent = _outermost(flows.parsed, node)
     if parent is None:
         return
     text = flows.parsed.node_text
@@ -116,27 +118,17 @@ def _value_use(flows: FileFlows, flow: FunctionFlow, node: Node, depth: int,
                            seen)
 
 
-def _outermost(node: Node) -> tuple[Node, Node | None]:
+def _outermost(parsed: ParsedSource, node: Node) -> tuple[Node, Node | None]:
     """``node`` climbed through parentheses and casts, and the node around that."""
     child, parent = node, node.parent
-    while parent is not None and (parent.type in _THROUGH or _is_cast_call(parent, child)):
-        if parent.type == "argument_list":  # static_cast<T>(x): the call is the value
-            parent = parent.parent
-        assert parent is not None
-        child, parent = parent, parent.parent
+    while parent is not None:
+        if parent.type in _THROUGH:
+            child, parent = parent, parent.parent
+        elif parent.type == "argument_list" and parent.named_child_count == 1 \
+                and parent.parent is not None and parent.parent.type == "call_expression" \
+                and callee(parsed, parent.parent)[0] in CASTS:  # static_cast<T>(x)
+            child = parent.parent
+            parent = child.parent
+        else:
+            break
     return child, parent
-
-
-def _is_cast_call(parent: Node, child: Node) -> bool:
-    """``child`` is the one argument of a named cast (``static_cast<int>(child)``)."""
-    if parent.type != "argument_list" or parent.named_child_count != 1:
-        return False
-    call = parent.parent
-    if call is None or call.type != "call_expression":
-        return False
-    function = call.child_by_field_name("function")
-    if function is None or function.type != "template_function":
-        return False
-    name = function.child_by_field_name("name")
-    return name is not None and name.type == "identifier" and \
-        name.text is not None and name.text.decode() in _CASTS

@@ -53,6 +53,7 @@ class Overwrite:
 
     earlier: AsmStatement
     places: tuple[str, ...]
+    again: tuple[int, ...]  # the later statement's outputs that write them, in that order
 
 
 def place_of(expression: str) -> str | None:
@@ -101,15 +102,16 @@ def overwritten_result(statement: AsmStatement, statements: Sequence[AsmStatemen
         values = _operand_values(parsed, asm)
         places = [place_of(v) for v in values[0]]
         written = tuple(p for p in places if p is not None)
-        if written and len(written) == len(places) and _written_again(
-                statement, written, bases := {_base(p) for p in written}) is not None:
+        bases = {_base(p) for p in written}
+        if written and len(written) == len(places) \
+                and (again := _written_again(statement, written, bases)) is not None:
             if any(_names(v, bases) for v in passed):
                 return None  # one between reads or writes them
             earlier = _statement_at(statements, parsed.to_char(asm.start_byte))
             if earlier is None or _from_macro(earlier) \
                     or earlier.context.guards != statement.context.guards:
                 return None
-            return _lost(earlier, statement)
+            return _lost(earlier, statement, Overwrite(earlier, written, tuple(again)))
         passed.extend(values[0] + values[1])
         sibling = sibling.prev_named_sibling
     return None
@@ -175,33 +177,21 @@ def _from_macro(statement: AsmStatement) -> bool:
     return statement.context.macro is not None or statement.context.expansion is not None
 
 
-def _lost(earlier: AsmStatement, later: AsmStatement) -> Overwrite | None:
-    """``earlier``'s results, all written again by ``later`` unread, or None. What the text
-    shows is asked first; the statements' analyses (kept per statement for the file) only of
-    a pair that passes it."""
-    written = _places_of(earlier)
-    if not written or _unreadable(earlier) or _unreadable(later):
-        return None
-    again = _written_again(later, written, {_base(p) for p in written})
-    if again is None:
+def _lost(earlier: AsmStatement, later: AsmStatement, found: Overwrite) -> Overwrite | None:
+    """``found``, where what the text shows holds for the statements themselves: both are
+    read whole, ``earlier`` computes only its outputs, and ``later`` writes each of them on
+    every path. The statements' analyses (kept per statement for the file) are made only
+    for such a pair."""
+    if _unreadable(earlier) or _unreadable(later):
         return None
     analysis = analysis_of(earlier)
     if analysis.side_effects or analysis.memory_effects:
         return None
     flow = analysis_of(later).flow
     # an output written on some paths only may keep the old value: PTX103's finding
-    if flow is None or any(index not in flow.definite for index in again):
+    if flow is None or any(index not in flow.definite for index in found.again):
         return None
-    return Overwrite(earlier, written)
-
-
-def _places_of(statement: AsmStatement) -> tuple[str, ...]:
-    """The places of the statement's outputs, or () where one is not a place (or none is
-    an output)."""
-    places = [place_of(o.expression) for o in statement.operands if o.role == "output"]
-    if not places or any(p is None for p in places):
-        return ()
-    return tuple(p for p in places if p is not None)
+    return found
 
 
 def _written_again(later: AsmStatement, written: tuple[str, ...], bases: set[str]
