@@ -31,8 +31,8 @@ ignore-begin[...]` comment, or one of its codes, that suppresses nothing:
 
 Codes of rules that did not run on the file (deselected, or removed by `per-file-ignores`) are
 not judged, nor are those of a retired rule (`ptxlint rule ID` says it is retired): they stay
-valid and do nothing. The check runs after every other rule of the file, so it is a file-level rule: it
-never looks at a single statement.
+valid and do nothing. The check runs after every other rule of the file, so it is a file-level
+rule: it never looks at a single statement.
 
 ## Why is this bad?
 A misspelt code silences nothing while looking as if it did, and a suppression left behind
