@@ -119,8 +119,9 @@ def _llvm_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def llvm_ir(statement: AsmStatement, side_effects: bool) -> str:
-    """A module holding one device function that calls the asm with its result unused."""
+def llvm_ir(statement: AsmStatement, side_effects: bool, intel_dialect: bool = False) -> str:
+    """A module holding one device function that calls the asm with its result unused;
+    ``intel_dialect``: the call marked ``inteldialect``, as ``asm_dialect=AD_Intel`` marks it."""
     if statement.template.has_holes:
         raise NotProbeable("the asm string is not known")
     outputs, inputs, _ = _entries(statement)
@@ -131,7 +132,8 @@ def llvm_ir(statement: AsmStatement, side_effects: bool) -> str:
               else "{" + ", ".join(types) + "}")
     params = ", ".join(f"{_LLVM_TYPE[x]} %a{k}" for k, x in enumerate(inputs))
     args = ", ".join(f"{_LLVM_TYPE[x]} %a{k}" for k, x in enumerate(inputs))
-    sideeffect = " sideeffect" if side_effects else ""
+    sideeffect = (" sideeffect" if side_effects else "") + (" inteldialect" if intel_dialect
+                                                             else "")
     named = "" if result == "void" else "%r = "
     return "\n".join([
         'target triple = "nvptx64-nvidia-cuda"',
@@ -145,8 +147,9 @@ def llvm_ir(statement: AsmStatement, side_effects: bool) -> str:
     ])
 
 
-def llvmlite_script(statement: AsmStatement, side_effects: bool, python: str) -> str:
-    ir = llvm_ir(statement, side_effects)
+def llvmlite_script(statement: AsmStatement, side_effects: bool, python: str,
+                    intel_dialect: bool = False) -> str:
+    ir = llvm_ir(statement, side_effects, intel_dialect)
     return triton_probe.prelude(python) + "\n".join([
         "import sys",
         "import llvmlite.binding as llvm",

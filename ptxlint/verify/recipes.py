@@ -28,6 +28,9 @@ TRITON, TRITON_PURITY = "triton", "triton-purity"
 TRITON_WIDTH = "triton-width"
 # llvmlite's and CuTe DSL's calls: their own compilers, pure against impure (verify/llvm_probe.py)
 LLVM_PURITY = "llvm-purity"
+# an asm call in LLVM's Intel dialect, printed by llvmlite's LLVM with and without it, then
+# assembled by ptxas (verify/dialect_probe.py)
+LLVM_DIALECT = "llvm-dialect"
 WHOLE_FILE = "whole-file"
 # the statement alone in a kernel of its own, as written and with a variant (verify/harness.py)
 FUNCTION = "function-probe"
@@ -283,6 +286,7 @@ LLVM_RECIPES: dict[str, Recipe] = {
     # CuTe DSL's inline_ptx: what its NVVM lowering makes of the call, in a kernel holding it
     # compiled by cute.compile (ptxas's verdict, or the parameter each register came from)
     **{rule: Recipe((INLINE_PTX,)) for rule in ("PTX508", "PTX510", "PTX512")},
+    "PTX513": Recipe((LLVM_DIALECT,)),
     "PTX511": Recipe((NONE,), why_none="the claim is about PyTorch's op, which Triton's probe "
                                        "does not run"),
     "PTX902": Recipe((NONE,), why_none="a note: there is no template to compile"),

@@ -21,6 +21,7 @@ from ptxlint.run.discover import read_source
 from ptxlint.verify import (
     carry,
     cu_probe,
+    dialect_probe,
     differential,
     harness,
     identity,
@@ -81,6 +82,7 @@ from ptxlint.verify.recipes import (
     FUNCTION,
     INLINE_PTX,
     ISA_PROBE,
+    LLVM_DIALECT,
     LLVM_PURITY,
     NONE,
     PTX,
@@ -235,6 +237,8 @@ class Verifier:
                 wgmma_info.plan(self, finding)
             if LLVM_PURITY in recipe.probes:
                 llvm_probe.plan(self, finding)
+            if LLVM_DIALECT in recipe.probes:
+                dialect_probe.plan(self, finding)
             if INLINE_PTX in recipe.probes:
                 inline_ptx_probe.plan(self, finding)
             if ISA_PROBE in recipe.probes:
@@ -411,6 +415,8 @@ class Verifier:
             return harness.verdict(self, finding, arch, "")
         if LLVM_PURITY in recipe.probes:
             return llvm_probe.verdict(self, finding, recipe.why_clean)
+        if LLVM_DIALECT in recipe.probes:
+            return dialect_probe.verdict(self, finding)
         if INLINE_PTX in recipe.probes:
             return inline_ptx_probe.verdict(self, finding)
         if {TRITON, TRITON_PURITY, TRITON_WIDTH} & set(recipe.probes):
