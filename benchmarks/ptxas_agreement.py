@@ -48,6 +48,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -672,10 +673,14 @@ class Row:
 def evaluate(cases: Sequence[Case], oracle: Oracle,
              targets: Sequence[tuple[int, str]] = TARGETS) -> list[Row]:
     predictions = {c.text: predict(c.text) for c in cases}
+    texts = [c.text for c in cases]
+    names = [f"sm_{sm}{suffix}" for sm, suffix in targets]
+    # one target's batches after another's wait on ptxas alone: the targets are assembled side
+    # by side, a thread each (each waits on its own ptxas process), up to a core each
+    with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:
+        by_target = list(pool.map(lambda target: oracle.verdicts(target, texts), names))
     rows: list[Row] = []
-    for sm, suffix in targets:
-        target = f"sm_{sm}{suffix}"
-        verdicts = oracle.verdicts(target, [c.text for c in cases])
+    for (sm, suffix), target, verdicts in zip(targets, names, by_target, strict=True):
         for case in cases:
             p = predictions[case.text]
             message = verdicts[case.text]
