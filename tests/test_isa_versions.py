@@ -30,7 +30,7 @@ from ptxlint.ptx.versions import (
 from ptxlint.rule import RuleContext
 from tests.benchmark_module import load
 from tests.conftest import lint_text
-from tests.toolchain_cache import INPUT, PTXAS, run_cached
+from tests.toolchain_cache import INPUT, PTXAS, parallel_map, run_cached
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -302,12 +302,14 @@ def test_ptx_isa_requirements_agree_with_two_toolkits() -> None:
                 "mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 %p1, [%rd1], %r2",
                 "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%rd1], %r2",  # 8.0
                 "fence.acquire.sync_restrict::shared::cluster.cluster"]  # 8.6
-    cases = [c for c in _cases() + explicit if _assembles(PTXAS, "9.0", "sm_90a", c)]
+    candidates = _cases() + explicit
+    new_ok = parallel_map(lambda c: _assembles(PTXAS, "9.0", "sm_90a", c), candidates)
+    cases = [c for c, ok in zip(candidates, new_ok, strict=True) if ok]
     assert len(cases) > 150
+    old_ok = parallel_map(lambda c: _assembles(old, "8.4", "sm_90a", c), cases)
     false_alarms, caught, missed = [], [], []
-    for text in cases:
+    for text, accepted in zip(cases, old_ok, strict=True):
         too_new = _needed(text) > 84
-        accepted = _assembles(old, "8.4", "sm_90a", text)
         if too_new and accepted:
             false_alarms.append(text)
         elif too_new:
