@@ -179,3 +179,18 @@ def test_an_impure_reduction_whose_type_is_a_field_runs_once_per_copy() -> None:
     [message] = _replicated("red.global.add.{dtype} [$1], 1;")
     assert message.startswith("'red.global.add.\u2026' writes memory")
     assert _replicated("{op}.global.add.u32 [$1], 1;") == []
+
+
+def test_a_token_pasted_macro_name_in_a_modifier_is_quoted_as_one_ellipsis() -> None:
+    """The front end leaves a hole per token of ``MIXOP_##OP##_##T``; the message quotes the
+    one piece of text the source does not spell, not one ellipsis per token."""
+    text = (
+        "#define LD_REDUCE(OP, T) \\\n"
+        "  __device__ void ld_##OP##_##T(const unsigned* p, unsigned* out) { \\\n"
+        '    asm("multimem.ld_reduce.global." MIXOP_##OP##_##T ".v4." #T \\\n'
+        '        " {%0, %1, %2, %3}, [%4];" \\\n'
+        '        : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3]) : "l"(p)); \\\n'
+        "  }\n"
+    )
+    [finding] = lint_text(text, select=("PTX102",))
+    assert finding.message.startswith("'multimem.ld_reduce.global.\u2026.v4.\u2026' reads memory")

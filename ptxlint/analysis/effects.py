@@ -87,8 +87,13 @@ def _specials(operands: tuple[PtxOperand, ...]) -> Iterator[PtxOperand]:
 
 
 def shown_mnemonic(instruction: PtxInstruction) -> str:
-    """The instruction's mnemonic as a message quotes it: a hole shown as an ellipsis."""
-    return instruction.mnemonic.replace(HOLE, "\u2026")
+    """The instruction's mnemonic as a message quotes it: a hole shown as an ellipsis. A run of
+    holes is one ellipsis: a token-pasted macro name (``MIXOP_##OP##_##T``) leaves a hole per
+    token, and to the reader it is one piece of text the source does not spell."""
+    return _HOLES.sub("\u2026", instruction.mnemonic)
+
+
+_HOLES = re.compile(f"{HOLE}+")
 
 
 # an operand spliced into a modifier: extended asm's (``cta_group::%0``, ``%[n]``), LLVM's
