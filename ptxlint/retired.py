@@ -113,6 +113,16 @@ def retired_codes() -> frozenset[str]:
     return frozenset(code for rule in RETIRED for code in (rule.id, rule.name))
 
 
+def selection_warning(selector: str) -> str | None:
+    """What a selection in ``select``/``extend-select`` that names a retired rule is told (by
+    ``check`` on stderr, by the language server as its other configuration problems), or None
+    where ``selector`` names none: it is reserved, so no error, and selects nothing."""
+    rule = retired_selector(selector)
+    if rule is None:
+        return None
+    return f"selection {selector!r} selects nothing: {notice(rule)}"
+
+
 def notice(rule: RetiredRule) -> str:
     """One line: the rule is retired, since when, why, and what replaces it."""
     replaced = f"; use {rule.replaced_by} instead" if rule.replaced_by else ""

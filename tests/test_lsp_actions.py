@@ -181,6 +181,12 @@ def test_configuration_is_found_per_folder_and_reloaded(tmp_path) -> None:
     linter.invalidate()
     linter.lint(str(source), BAD)
     assert f"{tmp_path / 'ptxlint.toml'}: ignore: unknown rule selector(s): PTX00l" in told[-1]
+    # a selection of a retired rule: reserved, so no error, and told as `ptxlint check` warns
+    (tmp_path / "ptxlint.toml").write_text('select = ["PTX001", "PTX509"]\n')
+    linter.invalidate()
+    assert [f.rule for f in linter.lint(str(source), BAD).findings] == ["PTX001"]
+    assert told[-1].startswith(f"{tmp_path / 'ptxlint.toml'}: selection 'PTX509' selects "
+                               "nothing: PTX509 (att-dialect-braces) was retired in ptxlint ")
 
 
 def test_rule_docs_link_is_a_template_or_a_written_page(tmp_path, monkeypatch) -> None:

@@ -131,10 +131,9 @@ def settings(args: argparse.Namespace) -> FileSettings:
         )
     for selector in settings.selector.retired_selections():
         # reserved, so no error: a configuration written for an older ptxlint keeps working
-        from ptxlint.retired import notice, retired_selector
+        from ptxlint.retired import selection_warning
 
-        print(f"ptxlint: warning: selection {selector!r} selects nothing: "
-              f"{notice(retired_selector(selector))}", file=sys.stderr)  # type: ignore[arg-type]
+        print(f"ptxlint: warning: {selection_warning(selector)}", file=sys.stderr)
     from ptxlint.ptx.targets import arch_toolkit_warning
 
     mismatch = arch_toolkit_warning(settings.context.arch, settings.context.arch_suffix,

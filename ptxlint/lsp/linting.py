@@ -31,6 +31,7 @@ from ptxlint.lsp.incremental import IncrementalLinter
 from ptxlint.model import Finding, Fix, SourceFile
 from ptxlint.ptx.versions import version_options
 from ptxlint.registry import load_rules, preview_ids
+from ptxlint.retired import selection_warning
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.run.discover import DEFAULT_EXTENSIONS
 
@@ -128,6 +129,10 @@ class Linter:
         unknown = unknown_selectors_message(selector, selectors_by_key(config))
         if unknown is not None:
             self._tell(f"{config_path}: {unknown}" if config_path else unknown)
+        for retired in selector.retired_selections():
+            warning = selection_warning(retired)
+            if warning is not None:
+                self._tell(f"{config_path}: {warning}" if config_path else warning)
         arch, suffix = None, ""
         if config.arch:
             try:
