@@ -28,6 +28,7 @@ from ptxlint.verify.diagnostics import parse
 from ptxlint.verify.probe_errors import quote
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile, Outcome
+from ptxlint.verify.target_choice import DEFAULT_ARCH
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, Verdict, unverifiable
 
 if TYPE_CHECKING:
@@ -35,13 +36,14 @@ if TYPE_CHECKING:
     from ptxlint.verify.verifier import Verifier
 
 METHOD = "llvm-dialect"
-ARCH = llvm_probe.ARCH
 # the directives LLVM's printer adds for the dialect, as ptxas names them in its error
 _DIALECT_LINE = re.compile(r"'\.(?:intel|att)_syntax'")
 
 
-def jobs(statement: AsmStatement, ptxas: str | None) -> tuple[tuple[Compile, Compile], str]:
-    """The compiles of the call without and with the dialect, and llvmlite's name."""
+def jobs(statement: AsmStatement, ptxas: str | None, arch: str = DEFAULT_ARCH,
+         ) -> tuple[tuple[Compile, Compile], str]:
+    """The compiles of the call without and with the dialect, for ``arch``, and llvmlite's
+    name."""
     if ptxas is None:
         raise NotProbeable("no ptxas found: only ptxas can say whether the PTX assembles")
     python = llvm_probe._python("llvmlite")
@@ -49,11 +51,11 @@ def jobs(statement: AsmStatement, ptxas: str | None) -> tuple[tuple[Compile, Com
     if tool is None:
         raise NotProbeable("llvmlite is not installed for this Python (set "
                            "PTXLINT_LLVMLITE_PYTHON to an interpreter that has it)")
-    assemble = ((ptxas, f"-arch={ARCH}", "-o", "{dir}/probe.cubin",
+    assemble = ((ptxas, f"-arch={arch}", "-o", "{dir}/probe.cubin",
                  f"{{dir}}/{llvm_probe.PTX_OUTPUT}"),)
 
     def one(intel_dialect: bool) -> Compile:
-        script = llvm_probe.llvmlite_script(statement, True, python, intel_dialect)
+        script = llvm_probe.llvmlite_script(statement, True, python, intel_dialect, arch)
         return Compile(triton_probe.command(python, f"{{dir}}/{llvm_probe.PROBE_FILE}",
                                             f"{{dir}}/{llvm_probe.PTX_OUTPUT}"),
                        ((llvm_probe.PROBE_FILE, script),), (llvm_probe.PTX_OUTPUT,),
@@ -67,7 +69,8 @@ def plan(verifier: Verifier, finding: Finding) -> None:
     assert statement is not None
     ptxas = verifier.toolchain.ptxas
     try:
-        (plain, marked), tool = jobs(statement, ptxas.path if ptxas else None)
+        (plain, marked), tool = jobs(statement, ptxas.path if ptxas else None,
+                                     llvm_probe.target(verifier, statement))
     except NotProbeable as exc:
         verifier.llvm[id(finding)] = str(exc)
         return
@@ -76,28 +79,31 @@ def plan(verifier: Verifier, finding: Finding) -> None:
 
 
 def verdict(verifier: Verifier, finding: Finding) -> Verdict:
+    statement = finding.statement
+    assert statement is not None
+    arch = llvm_probe.target(verifier, statement)
     planned = verifier.llvm.get(id(finding), "not planned")
     if isinstance(planned, str):
-        return unverifiable(f"no dialect probe: {planned}", ARCH, "", METHOD)
+        return unverifiable(f"no dialect probe: {planned}", arch, "", METHOD)
     tool = verifier.plan.jobs[planned[0]][1]
     plain, marked = (verifier.outcomes[k] for k in planned)
-    return judged(plain, marked, tool)
+    return judged(plain, marked, tool, arch)
 
 
-def judged(plain: Outcome, marked: Outcome, tool: str) -> Verdict:
+def judged(plain: Outcome, marked: Outcome, tool: str, arch: str = DEFAULT_ARCH) -> Verdict:
     """The verdict on the two compiles (``jobs``): the call without the dialect and with it."""
     if plain.returncode != 0:
         return unverifiable(f"the call does not assemble without the dialect either: "
-                            f"{_last_line(plain)}", ARCH, tool, METHOD)
+                            f"{_last_line(plain)}", arch, tool, METHOD)
     if marked.returncode == 0:
-        return Verdict(REFUTED, tool, ARCH, f"{tool}'s PTX of the call in the Intel dialect "
+        return Verdict(REFUTED, tool, arch, f"{tool}'s PTX of the call in the Intel dialect "
                        "assembles with ptxas", METHOD)
     error = next((d for d in parse(marked.messages)
                   if d.is_error and _DIALECT_LINE.search(d.message)), None)
     if error is None:
         return unverifiable(f"the call in the Intel dialect fails for another reason: "
-                            f"{_last_line(marked)}", ARCH, tool, METHOD)
-    return Verdict(CONFIRMED, tool, ARCH, f"{quote(error)[:300]} (the PTX its LLVM prints for "
+                            f"{_last_line(marked)}", arch, tool, METHOD)
+    return Verdict(CONFIRMED, tool, arch, f"{quote(error)[:300]} (the PTX its LLVM prints for "
                    "the call in the Intel dialect; without it the call assembles)", METHOD)
 
 

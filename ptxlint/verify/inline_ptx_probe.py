@@ -27,6 +27,7 @@ from ptxlint.verify import llvm_probe, triton_probe
 from ptxlint.verify.asm_blocks import asm_blocks
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
+from ptxlint.verify.target_choice import DEFAULT_ARCH
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, Verdict, unverifiable
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 METHOD = "cute-inline-ptx"
 PROBE_FILE = "inline_ptx_probe.py"
 PTX_OUTPUT = "probe.ptx"
-ARCH = "sm_90a"
 _NUMERIC = {"h": "Int16", "r": "Int32", "l": "Int64", "f": "Float32", "d": "Float64"}
 _LISTS = {"r": "read_only_args", "w": "write_only_types", "rw": "read_write_args"}
 _PARAM_LOAD = re.compile(r"ld\.param\.\w+\s+(%\w+),\s*\[\w*?_param_(\d+)\]")
@@ -88,8 +88,10 @@ def _lists(statement: AsmStatement) -> tuple[list[str], list[str], list[str]]:
     return letters[:rw], letters[rw:rw + w], letters[rw + w:rw + w + r]
 
 
-def script(statement: AsmStatement, python: str) -> tuple[str, dict[tuple[str, int], int]]:
-    """The probe program, and the kernel parameter each (kind, number) argument is."""
+def script(statement: AsmStatement, python: str, arch: str = DEFAULT_ARCH,
+           ) -> tuple[str, dict[tuple[str, int], int]]:
+    """The probe program, for ``arch`` as CuTe DSL's architecture-specific target, and the
+    kernel parameter each (kind, number) argument is."""
     if statement.template.has_holes:
         raise NotProbeable("the PTX string is not known")
     rw, w, r = _lists(statement)
@@ -129,14 +131,14 @@ def script(statement: AsmStatement, python: str) -> tuple[str, dict[tuple[str, i
         "",
         "",
         f"compiled = cute.compile(host{', ' if values else ''}{values}, "
-        f'options="--keep-ptx --gpu-arch {ARCH}")',
+        f'options="--keep-ptx --gpu-arch {llvm_probe.arch_specific(arch)}")',
         'open(sys.argv[1], "w").write(compiled.__ptx__)',
         "",
     ])
     return program, which
 
 
-def job(statement: AsmStatement) -> tuple[Compile, str]:
+def job(statement: AsmStatement, arch: str = DEFAULT_ARCH) -> tuple[Compile, str]:
     call = statement.llvm
     if call is None or call.api != "cute-ptx":
         raise NotProbeable("not a CuTe DSL inline_ptx call")
@@ -145,7 +147,7 @@ def job(statement: AsmStatement) -> tuple[Compile, str]:
     if tool is None:
         raise NotProbeable("CuTe DSL (nvidia-cutlass-dsl) is not installed for this Python (set "
                            "PTXLINT_CUTE_PYTHON to an interpreter that has it)")
-    program, _ = script(statement, python)
+    program, _ = script(statement, python, arch)
     return Compile(triton_probe.command(python, f"{{dir}}/{PROBE_FILE}", f"{{dir}}/{PTX_OUTPUT}"),
                    ((PROBE_FILE, program),), (PTX_OUTPUT,)), tool
 
@@ -154,7 +156,7 @@ def plan(verifier: Verifier, finding: Finding) -> None:
     statement = finding.statement
     assert statement is not None
     try:
-        compile_, tool = job(statement)
+        compile_, tool = job(statement, llvm_probe.target(verifier, statement))
     except NotProbeable as exc:
         verifier.llvm[id(finding)] = str(exc)
         return
@@ -224,32 +226,33 @@ def _misread(statement: AsmStatement, ptx: str, which: dict[tuple[str, int], int
 
 
 def verdict(verifier: Verifier, finding: Finding) -> Verdict:
-    planned = verifier.llvm.get(id(finding), "not planned")
-    if isinstance(planned, str):
-        return unverifiable(f"no inline_ptx probe: {planned}", ARCH, "", METHOD)
-    tool = verifier.plan.jobs[planned[0]][1]
-    outcome = verifier.outcomes[planned[0]]
     statement = finding.statement
     assert statement is not None
+    arch = llvm_probe.arch_specific(llvm_probe.target(verifier, statement))
+    planned = verifier.llvm.get(id(finding), "not planned")
+    if isinstance(planned, str):
+        return unverifiable(f"no inline_ptx probe: {planned}", arch, "", METHOD)
+    tool = verifier.plan.jobs[planned[0]][1]
+    outcome = verifier.outcomes[planned[0]]
     lines = [ln for ln in outcome.messages.splitlines() if ln.strip()]
     if finding.rule == "PTX508":
         if outcome.returncode == 0:
-            return Verdict(REFUTED, tool, ARCH, f"{tool} compiles the kernel with the constant "
+            return Verdict(REFUTED, tool, arch, f"{tool} compiles the kernel with the constant "
                            "in place", METHOD)
         said = next((m.group(1).strip() for ln in lines if (m := _PTXAS_ERROR.search(ln))), "")
         if "Arguments mismatch" in said or "Unexpected instruction types" in said:
-            return Verdict(CONFIRMED, tool, ARCH, f"{tool}: ptxas: {said}{_standing(statement)}",
+            return Verdict(CONFIRMED, tool, arch, f"{tool}: ptxas: {said}{_standing(statement)}",
                            METHOD)
         return unverifiable(f"{tool} did not compile the probe: "
                             + (lines[-1][:300] if lines else f"exit {outcome.returncode}"),
-                            ARCH, tool, METHOD)
+                            arch, tool, METHOD)
     if outcome.returncode != 0:
         return unverifiable(f"{tool} did not compile the probe: "
                             + (lines[-1][:300] if lines else f"exit {outcome.returncode}"),
-                            ARCH, tool, METHOD)
+                            arch, tool, METHOD)
     call = statement.llvm
     assert call is not None
-    _, which = script(statement, llvm_probe._python("cute"))
+    _, which = script(statement, llvm_probe._python("cute"), arch)
     at = None
     if finding.rule == "PTX510":
         at = next((p for p in call.placeholders
@@ -257,11 +260,11 @@ def verdict(verifier: Verifier, finding: Finding) -> Verdict:
     try:
         wrong = _misread(statement, outcome.output(PTX_OUTPUT), which, at)
     except NotProbeable as exc:
-        return unverifiable(str(exc), ARCH, tool, METHOD)
+        return unverifiable(str(exc), arch, tool, METHOD)
     if wrong:
-        return Verdict(CONFIRMED, tool, ARCH,
+        return Verdict(CONFIRMED, tool, arch,
                        f"{tool}: " + "; ".join(wrong[:3]) + _standing(statement), METHOD)
-    return Verdict(REFUTED, tool, ARCH, f"{tool}: every placeholder reads the argument its number "
+    return Verdict(REFUTED, tool, arch, f"{tool}: every placeholder reads the argument its number "
                    "names" + _standing(statement), METHOD)
 
 

@@ -9,7 +9,7 @@ still merge or move it elsewhere).
 
 * llvmlite (``ir.InlineAsm``): the call as LLVM IR text, a device function whose parameters have
   the types the constraint letters name, compiled by llvmlite's own LLVM with its NVPTX target
-  (``nvptx64-nvidia-cuda``, sm_90) to PTX, then assembled by ptxas where one is found.
+  (``nvptx64-nvidia-cuda``) to PTX, then assembled by ptxas where one is found.
 * Julia (``@asmcall``): LLVM.jl builds the same raw LLVM IR call, so llvmlite's LLVM compiles
   it as above.
 * CuTe DSL (``llvm.inline_asm`` of ``cutlass._mlir.dialects``): a ``@cute.kernel`` holding the
@@ -17,6 +17,10 @@ still merge or move it elsewhere).
   no GPU needed); the PTX is ``compiled.__ptx__``. Never through llvmlite instead: CuTe DSL's
   lowering marks the call in ways raw LLVM IR does not (llvmlite's LLVM keeps a pure void asm
   that CuTe DSL deletes), so only CuTe DSL speaks for it.
+
+The target is the one a C++ statement's probes get (``target``): ``--arch`` where the user
+names one, else the lowest target that has every instruction the call spells (a ``wgmma`` call
+compiles for sm_90a, a ``tcgen05`` one for sm_100a), sm_90 where any target has them all.
 
 Each child runs isolated in its own scratch folder (``triton_probe.command``): never with the
 linted checkout on its import path. The interpreters: ``PTXLINT_LLVMLITE_PYTHON`` and
@@ -29,13 +33,16 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
 from ptxlint.model import AsmStatement, Finding
 from ptxlint.verify import triton_probe
+from ptxlint.verify.identity import probe_arch
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
+from ptxlint.verify.target_choice import DEFAULT_ARCH
 from ptxlint.verify.verdict import CONFIRMED, UNVERIFIABLE, Verdict, unverifiable
 
 if TYPE_CHECKING:
@@ -44,13 +51,25 @@ if TYPE_CHECKING:
 METHOD = "llvm-purity"
 PROBE_FILE = "llvm_probe.py"
 PTX_OUTPUT = "probe.ptx"
-ARCH = "sm_90"
 # the LLVM type each NVPTX constraint letter binds
 _LLVM_TYPE = {"h": "i16", "r": "i32", "l": "i64", "f": "float", "d": "double", "q": "i128"}
 _CUTE_TYPE = {"h": "Int16", "r": "Int32", "l": "Int64", "f": "Float32", "d": "Float64"}
 # Julia's @asmcall is raw LLVM IR too (LLVM.jl builds the call with no attributes): llvmlite's
 # LLVM speaks for it, as for llvmlite's own calls
 _APIS = ("llvmlite", "cute", "julia")
+
+
+def target(verifier: Verifier, statement: AsmStatement) -> str:
+    """The target a DSL's call is compiled for: the one its probes of a C++ statement would
+    be (``identity.probe_arch``), so that a call that spells an architecture-specific
+    instruction fails in ptxas, if at all, for the defect its finding names."""
+    return probe_arch(statement, verifier.options.arch, verifier.toolchain.archs)
+
+
+def arch_specific(arch: str) -> str:
+    """``arch`` as the architecture-specific target CuTe DSL compiles for (``sm_100`` and
+    ``sm_100f``: ``sm_100a``, which has every feature of both)."""
+    return arch if arch.endswith("a") else arch.rstrip("f") + "a"
 
 
 def _python(tool: str) -> str:
@@ -148,7 +167,7 @@ def llvm_ir(statement: AsmStatement, side_effects: bool, intel_dialect: bool = F
 
 
 def llvmlite_script(statement: AsmStatement, side_effects: bool, python: str,
-                    intel_dialect: bool = False) -> str:
+                    intel_dialect: bool = False, arch: str = DEFAULT_ARCH) -> str:
     ir = llvm_ir(statement, side_effects, intel_dialect)
     return triton_probe.prelude(python) + "\n".join([
         "import sys",
@@ -159,7 +178,7 @@ def llvmlite_script(statement: AsmStatement, side_effects: bool, python: str,
         f"module = llvm.parse_assembly({ir!r})",
         "module.verify()",
         'target = llvm.Target.from_triple("nvptx64-nvidia-cuda")',
-        f'machine = target.create_target_machine(cpu="{ARCH}", opt=3)',
+        f'machine = target.create_target_machine(cpu="{arch}", opt=3)',
         "passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(3))",
         "passes.getModulePassManager().run(module, passes)",
         'open(sys.argv[1], "w").write(machine.emit_assembly(module))',
@@ -167,7 +186,8 @@ def llvmlite_script(statement: AsmStatement, side_effects: bool, python: str,
     ])
 
 
-def cute_script(statement: AsmStatement, side_effects: bool, python: str) -> str:
+def cute_script(statement: AsmStatement, side_effects: bool, python: str,
+                arch: str = DEFAULT_ARCH) -> str:
     if statement.template.has_holes:
         raise NotProbeable("the asm string is not known")
     outputs, inputs, _ = _entries(statement)
@@ -202,17 +222,20 @@ def cute_script(statement: AsmStatement, side_effects: bool, python: str) -> str
         "",
         "",
         f"compiled = cute.compile(host{', ' if values else ''}{values}, "
-        f'options="--keep-ptx --gpu-arch {ARCH}a")',
+        f'options="--keep-ptx --gpu-arch {arch_specific(arch)}")',
         'open(sys.argv[1], "w").write(compiled.__ptx__)',
         "",
     ])
 
 
-def jobs(statement: AsmStatement, ptxas: str | None) -> tuple[tuple[Compile, Compile], str]:
-    """The pure and impure compiles of the call with its result unused, and the tool's name."""
+def jobs(statement: AsmStatement, ptxas: str | None, arch: str = DEFAULT_ARCH,
+         ) -> tuple[tuple[Compile, Compile], str]:
+    """The pure and impure compiles of the call with its result unused, for ``arch``, and the
+    tool's name."""
     call = statement.llvm
     if call is None or call.api not in _APIS:
         raise NotProbeable("not an llvmlite, Julia or CuTe DSL call")
+    build: Callable[..., str]
     if call.api == "cute":
         # CuTe DSL's MLIR lowering gives the call attributes raw LLVM IR does not have (a pure
         # void asm is deleted by CuTe DSL, kept by LLVM as llvmlite writes it): only CuTe DSL
@@ -230,21 +253,21 @@ def jobs(statement: AsmStatement, ptxas: str | None) -> tuple[tuple[Compile, Com
         raise NotProbeable(missing)
     # ptxas only for llvmlite's PTX, whose target this probe picks; CuTe DSL's NVVM already
     # checked its own
-    then = (((ptxas, f"-arch={ARCH}", "-o", "{dir}/probe.cubin", f"{{dir}}/{PTX_OUTPUT}"),)
+    then = (((ptxas, f"-arch={arch}", "-o", "{dir}/probe.cubin", f"{{dir}}/{PTX_OUTPUT}"),)
             if ptxas and build is llvmlite_script else ())
 
     def one(side_effects: bool) -> Compile:
         return Compile(triton_probe.command(python, f"{{dir}}/{PROBE_FILE}",
                                             f"{{dir}}/{PTX_OUTPUT}"),
-                       ((PROBE_FILE, build(statement, side_effects, python)),),
+                       ((PROBE_FILE, build(statement, side_effects, python, arch=arch)),),
                        (PTX_OUTPUT,), then=then)
 
     return (one(False), one(True)), tool
 
 
-def _arch(tool: str) -> str:
+def _arch(tool: str, arch: str) -> str:
     # CuTe DSL is asked for the arch-specific target: its sm_90 features need it
-    return f"{ARCH}a" if tool.startswith("CuTe") else ARCH
+    return arch_specific(arch) if tool.startswith("CuTe") else arch
 
 
 # --------------------------------------------------------------------------- in a verification
@@ -255,7 +278,8 @@ def plan(verifier: Verifier, finding: Finding) -> None:
     assert statement is not None
     ptxas = verifier.toolchain.ptxas
     try:
-        (pure, impure), tool = jobs(statement, ptxas.path if ptxas else None)
+        (pure, impure), tool = jobs(statement, ptxas.path if ptxas else None,
+                                    target(verifier, statement))
     except NotProbeable as exc:
         verifier.llvm[id(finding)] = str(exc)
         return
@@ -264,11 +288,13 @@ def plan(verifier: Verifier, finding: Finding) -> None:
 
 
 def verdict(verifier: Verifier, finding: Finding, why_clean: str) -> Verdict:
+    statement = finding.statement
+    assert statement is not None
     planned = verifier.llvm.get(id(finding), "not planned")
     if isinstance(planned, str):
-        return unverifiable(f"no LLVM probe: {planned}", ARCH, "", METHOD)
+        return unverifiable(f"no LLVM probe: {planned}", target(verifier, statement), "", METHOD)
     tool = verifier.plan.jobs[planned[0]][1]
-    arch = _arch(tool)
+    arch = _arch(tool, target(verifier, statement))
     pure, impure = (verifier.outcomes[k] for k in planned)
     for outcome in (pure, impure):
         if outcome.returncode != 0:
@@ -276,8 +302,6 @@ def verdict(verifier: Verifier, finding: Finding, why_clean: str) -> Verdict:
             return unverifiable(f"{tool} did not compile the probe: "
                                 + (lines[-1][:300] if lines else f"exit {outcome.returncode}"),
                                 arch, tool, METHOD)
-    statement = finding.statement
-    assert statement is not None
     needle = statement.source.text[finding.span.start:finding.span.end].strip()
     kept = triton_probe.count(pure.output(PTX_OUTPUT), needle)
     wanted = triton_probe.count(impure.output(PTX_OUTPUT), needle)

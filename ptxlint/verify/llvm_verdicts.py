@@ -9,6 +9,7 @@ import sys
 from ptxlint.model import Finding
 from ptxlint.verify import triton_probe
 from ptxlint.verify.recipes import TRITON_WIDTH
+from ptxlint.verify.target_choice import DEFAULT_ARCH
 from ptxlint.verify.verdict import CONFIRMED, REFUTED, Verdict, unverifiable
 
 
@@ -17,7 +18,7 @@ def triton_python() -> str:
     return os.environ.get("PTXLINT_TRITON_PYTHON") or sys.executable
 
 
-def width_verdict(finding: Finding, ptx: str, tool: str) -> Verdict:
+def width_verdict(finding: Finding, ptx: str, tool: str, arch: str = DEFAULT_ARCH) -> Verdict:
     """PTX004 on a Triton call that compiles: the claim is that LLVM binds a value of one width
     to a register of another, which Triton's PTX shows in the register it put for the operand
     (``%r5`` for an int64 result under 'r'); the register of the value's own width refutes it."""
@@ -28,24 +29,24 @@ def width_verdict(finding: Finding, ptx: str, tool: str) -> Verdict:
     ctype = operand.ctype if operand is not None else None
     if operand is None or ctype is None or ctype.size is None or letter not in (
             triton_probe.LETTER_BITS):
-        return unverifiable("the finding names no operand of a known type", "sm_90", tool,
+        return unverifiable("the finding names no operand of a known type", arch, tool,
                             TRITON_WIDTH)
     registers = triton_probe.operand_registers(ptx, statement, operand.index)
     if not registers:
         return unverifiable(f"{tool} compiles the call, but its asm is not recognisable in the "
-                            "PTX", "sm_90", tool, TRITON_WIDTH)
+                            "PTX", arch, tool, TRITON_WIDTH)
     widths = {triton_probe.register_bits(r) for r in registers}
     bits, width = ctype.size * 8, triton_probe.LETTER_BITS[letter]
     named = f"{statement.ref_prefix}{operand.index}"
     if widths == {width} and width != bits:
-        return Verdict(CONFIRMED, tool, "sm_90",
-                       f"{tool} compiles the call for sm_90 with {named} in {registers[0]}, a "
+        return Verdict(CONFIRMED, tool, arch,
+                       f"{tool} compiles the call for {arch} with {named} in {registers[0]}, a "
                        f"{width}-bit register, for the {ctype.spelling} ({bits} bits)",
                        TRITON_WIDTH)
     if widths == {bits}:
-        return Verdict(REFUTED, tool, "sm_90",
-                       f"{tool} compiles the call for sm_90 with {named} in {registers[0]}, a "
+        return Verdict(REFUTED, tool, arch,
+                       f"{tool} compiles the call for {arch} with {named} in {registers[0]}, a "
                        f"{bits}-bit register", TRITON_WIDTH)
     spelled = ", ".join(sorted(set(registers)))
-    return unverifiable(f"{tool} compiles the call with {named} in {spelled}", "sm_90", tool,
+    return unverifiable(f"{tool} compiles the call with {named} in {spelled}", arch, tool,
                         TRITON_WIDTH)

@@ -2,7 +2,8 @@
 
 Triton checks neither the asm nor the constraint string: LLVM does, and it aborts the process
 (SIGABRT) or exits on a constraint error, so the compile runs in its own interpreter
-(``triton.compile(ASTSource(...), target=GPUTarget("cuda", 90, 32))``, research note section 0:
+(``triton.compile(ASTSource(...), target=GPUTarget("cuda", capability, 32))``, the capability
+of the target ``llvm_probe.target`` chooses: 90 unless the call needs more; research note section 0:
 the compile-only outcome equals the GPU outcome for every compile-time failure). The kernel
 loads every argument from a pointer of its element type, calls ``inline_asm_elementwise`` with
 the statement's own asm, constraints, dtype and pack, and stores the results.
@@ -38,6 +39,7 @@ from ptxlint.program_search import which
 from ptxlint.verify.asm_blocks import asm_blocks
 from ptxlint.verify.ptx_probe import NotProbeable
 from ptxlint.verify.runner import Compile
+from ptxlint.verify.target_choice import DEFAULT_ARCH
 
 PROBE_FILE = "triton_probe.py"
 PTX_OUTPUT = "probe.ptx"
@@ -157,8 +159,10 @@ def script(
     is_pure: bool | None = None,
     use_result: bool = True,
     bare_args: bool = False,
+    arch: str = DEFAULT_ARCH,
 ) -> str:
-    """The probe program for ``statement``: it prints the PTX or dies the way Triton does."""
+    """The probe program for ``statement``, compiled for ``arch``'s compute capability: it
+    prints the PTX or dies the way Triton does."""
     call = statement.llvm
     if call is None or call.api not in ("triton", "helion", "torch"):
         raise NotProbeable("only Triton's inline_asm_elementwise can be compiled by Triton")
@@ -216,7 +220,7 @@ def script(
             "",
             "",
             f"source = ASTSource(fn=probe, signature={signature!r}, constexprs={{}})",
-            'compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))',
+            f'compiled = triton.compile(source, target=GPUTarget("cuda", {capability(arch)}, 32))',
             f'open(sys.argv[1] if len(sys.argv) > 1 else "{PTX_OUTPUT}", "w").write('
             'compiled.asm["ptx"])',
             "",
@@ -224,11 +228,21 @@ def script(
     )
 
 
-def job(statement: AsmStatement, python: str = sys.executable, **variant: bool) -> Compile:
+def capability(arch: str) -> int:
+    """The compute capability Triton's ``GPUTarget`` names ``arch`` by (``sm_100a``: 100; Triton
+    compiles 90 and above for their architecture-specific targets)."""
+    match = re.match(r"sm_(\d+)", arch)
+    if match is None:
+        raise NotProbeable(f"no compute capability for {arch}")
+    return int(match[1])
+
+
+def job(statement: AsmStatement, python: str = sys.executable, arch: str = DEFAULT_ARCH,
+        **variant: bool) -> Compile:
     # the runner starts it in its scratch folder, which holds only the probe's own files
     return Compile(
         args=command(python, f"{{dir}}/{PROBE_FILE}", f"{{dir}}/{PTX_OUTPUT}"),
-        files=((PROBE_FILE, script(statement, python=python, **variant)),),
+        files=((PROBE_FILE, script(statement, python=python, arch=arch, **variant)),),
         outputs=(PTX_OUTPUT,),
     )
 

@@ -346,13 +346,15 @@ class Verifier:
                 + ("; LLVM rejects this before ptxas runs" if before_ptxas else ""))
             return
         tool = f"triton {version}"
+        arch = llvm_probe.target(self, statement)
         try:
             if purity:
-                jobs = [triton_probe.job(statement, python, use_result=False),
-                        triton_probe.job(statement, python, use_result=False, is_pure=False)]
+                jobs = [triton_probe.job(statement, python, arch, use_result=False),
+                        triton_probe.job(statement, python, arch, use_result=False,
+                                         is_pure=False)]
             else:
                 bare = finding.rule == "PTX507"
-                jobs = [triton_probe.job(statement, python, bare_args=bare)]
+                jobs = [triton_probe.job(statement, python, arch, bare_args=bare)]
         except ptx_probe.NotProbeable as exc:
             self.triton[id(finding)] = f"no Triton probe: {exc}"
             return
@@ -527,9 +529,12 @@ class Verifier:
                        + (f", with a warning ({quote(warned[0])})" if warned else ""), method)
 
     def _triton_verdict(self, finding: Finding, recipe: Recipe) -> Verdict:
+        statement = finding.statement
+        assert statement is not None
+        arch = llvm_probe.target(self, statement)
         planned = self.triton.get(id(finding), "not planned")
         if isinstance(planned, str):
-            return unverifiable(planned, "sm_90", "triton", TRITON)
+            return unverifiable(planned, arch, "triton", TRITON)
         tool = self.plan.jobs[planned[0]][1]
         outcomes = [self.outcomes[key] for key in planned]
         if TRITON_PURITY in recipe.probes:
@@ -537,21 +542,20 @@ class Verifier:
             if pure.returncode != 0 or impure.returncode != 0:
                 failed = pure if pure.returncode != 0 else impure
                 return unverifiable("Triton did not compile the probe: " + last_error(failed),
-                                    "sm_90", tool, TRITON_PURITY)
-            statement = finding.statement
-            assert statement is not None
+                                    arch, tool, TRITON_PURITY)
             needle = statement.source.text[finding.span.start:finding.span.end].strip()
             kept = triton_probe.count(pure.output(triton_probe.PTX_OUTPUT), needle)
             wanted = triton_probe.count(impure.output(triton_probe.PTX_OUTPUT), needle)
             if kept < wanted:
-                return Verdict(CONFIRMED, tool, "sm_90",
+                return Verdict(CONFIRMED, tool, arch,
                                f"with its result unused, the PTX holds {kept} '{needle}' when "
                                f"the asm is pure and {wanted} when it is not: Triton deleted it",
                                TRITON_PURITY)
-            return unverifiable(recipe.why_clean, "sm_90", tool, TRITON_PURITY)
+            return unverifiable(recipe.why_clean, arch, tool, TRITON_PURITY)
         outcome = outcomes[0]
         if TRITON_WIDTH in recipe.probes and outcome.returncode == 0:
-            return width_verdict(finding, outcome.output(triton_probe.PTX_OUTPUT), tool)
+            return width_verdict(finding, outcome.output(triton_probe.PTX_OUTPUT), tool,
+                                 arch)
         method = TRITON_WIDTH if TRITON_WIDTH in recipe.probes else TRITON
         text = outcome.messages
         # the last matching line: the message, not a traceback's source line quoting the code
@@ -560,12 +564,12 @@ class Verifier:
         if match is not None:
             line = lines[-1] if lines else match.group(0)
             died = " (the process aborted)" if outcome.returncode in (-6, 134) else ""
-            return Verdict(CONFIRMED, tool, "sm_90", f"{tool}: {line.strip()[:300]}{died}",
+            return Verdict(CONFIRMED, tool, arch, f"{tool}: {line.strip()[:300]}{died}",
                            method)
         if outcome.returncode == 0:
-            return Verdict(REFUTED, tool, "sm_90", f"{tool} compiles the call for sm_90", TRITON)
+            return Verdict(REFUTED, tool, arch, f"{tool} compiles the call for {arch}", TRITON)
         return unverifiable("Triton rejects the probe for another reason: "
-                            + last_error(outcome), "sm_90", tool, method)
+                            + last_error(outcome), arch, tool, method)
 
     # ----------------------------------------------------------------- whole file
     def report(self, path: str, arch: str,
