@@ -604,14 +604,11 @@ def test_lsp_process_ends_with_its_code_when_something_holds_the_exit():
         "exit_within(0.5, 3)\n"
         "threading.Thread(target=lambda: time.sleep(3600)).start()\n"
     )
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", held], timeout=60)
-    assert done.returncode == 3
-    assert time.monotonic() - started < 30
+    # the held exit would wait for the hour-long thread: code 3 is exit_within ending it
+    assert subprocess.run([sys.executable, "-c", held], timeout=60).returncode == 3
+    # a normal exit that exit_within held up would end with its code 3, 30 s later
     free = "from ptxlint.lsp import exit_within\nexit_within(30, 3)\nraise SystemExit(0)\n"
-    started = time.monotonic()
     assert subprocess.run([sys.executable, "-c", free], timeout=60).returncode == 0
-    assert time.monotonic() - started < 20
 
 
 def test_lsp_exit_without_shutdown_is_exit_code_1(tmp_path):
@@ -639,11 +636,12 @@ def test_lsp_one_slow_document_does_not_hold_the_others(tmp_path):
         client.wait_for(all_ready, timeout=120)
     client.open(slow, "__device__ void f() {\n" + body + "}\n")
     client.open(fast.with_name("fast2.cu"), FIXABLE.decode())
-    started = __import__("time").monotonic()
     quick = client.diagnostics(fast.with_name("fast2.cu"), timeout=120)
     assert quick and quick[0]["code"] == "PTX101"
+    # the document opened after the slow one has its diagnostics first
+    assert not [m for m in client.unclaimed if m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == slow.as_uri()]
     late = client.diagnostics(slow, timeout=120)
-    assert __import__("time").monotonic() - started < 60
     assert any("stopped after" in d["message"] for d in late) or len(late) >= 6000
     client.request(9, "shutdown")
     client.send({"method": "exit"})
@@ -725,11 +723,11 @@ def test_a_compile_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "TIMEOUT_S", 1)
     marker = tmp_path / "child.pid"
     script = tmp_path / "compiler.sh"  # a driver that starts a child, as nvcc starts cicc
-    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {marker}\nwait\n")
+    finished = tmp_path / "finished"
+    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {marker}\nwait\ntouch {finished}\n")
     script.chmod(0o755)
-    started = time.monotonic()
     outcome = runner._execute(runner.Compile((str(script),), ()))
-    assert outcome.returncode == -9 and time.monotonic() - started < 30
+    assert outcome.returncode == -9 and not finished.exists()  # killed, not waited for
     child = int(marker.read_text())
     time.sleep(0.2)
     assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
@@ -762,9 +760,11 @@ def _fake_toolchain(folder: Path, body: str) -> list[str]:
 
 
 def _slow_compiler(folder: Path) -> tuple[list[str], Path, Path]:
-    """A compiler that records its scratch folder and its child's pid, then waits a minute."""
+    """A compiler that records its scratch folder and its child's pid, then waits a minute, and
+    says so in ``finished.log`` if it is let finish."""
     scratch_log, pids = folder / "scratch.log", folder / "pids.log"
-    body = f'echo "$PWD" >> {scratch_log}\nsleep 60 &\necho $! >> {pids}\nwait\n'
+    body = (f'echo "$PWD" >> {scratch_log}\nsleep 60 &\necho $! >> {pids}\nwait\n'
+            f'echo "$PWD" >> {folder / "finished.log"}\n')
     return _fake_toolchain(folder, body), scratch_log, pids
 
 
@@ -789,17 +789,17 @@ def _assert_nothing_left(folder: Path, pids: Path) -> None:
     while not all(map(_gone, children)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(map(_gone, children)), "a compiler's child outlived the run"
+    # the compiles were killed, not waited for (each would take a minute)
+    assert not (folder / "finished.log").exists(), "a compile ran to its end"
 
 
 def test_verify_timeout_reports_the_rest_unverifiable_and_keeps_the_exit_code(tmp_path):
     (tmp_path / "k.cu").write_bytes(UNKNOWN_OPCODES)
     tools, _, pids = _slow_compiler(tmp_path)
     plain = ptxlint("check", "k.cu", cwd=tmp_path)
-    started = time.monotonic()
     done = ptxlint("check", "k.cu", "--verify", *tools, "--verify-timeout", "1", "--format",
                    "json", "--no-verify-cache", "--verify-jobs", "2", cwd=tmp_path,
                    env=_verify_env(tmp_path))
-    assert time.monotonic() - started < 30  # each compile alone would take 60 s
     assert done.returncode == plain.returncode == 1, _no_traceback(done)
     report = json.loads(done.stdout)
     verdicts = [f["verification"] for f in report["findings"]]
@@ -832,18 +832,13 @@ def test_a_signal_during_verify_stops_at_once_and_leaves_nothing(tmp_path, signu
             time.sleep(0.05)
         assert pids.exists(), "the fake compiler never started"
         time.sleep(0.2)  # let the second compile start too
-        sent = time.monotonic()
         process.send_signal(signum)
-        _, err = process.communicate(timeout=30)
-        took = time.monotonic() - sent
+        _, err = process.communicate(timeout=30)  # a hang guard: a compile takes 60 s
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == code, err.decode(errors="replace")
     assert b"Traceback" not in err
-    # the fake compile sleeps 60 s: stopping long before it would end is the behaviour asked
-    # (the compiles are killed, not waited for), with room for a loaded machine
-    assert took < 20, f"stopped {took:.2f} s after the signal"
     scratch = [Path(line) for line in scratch_log.read_text().split()]
     assert scratch and not any(p.exists() for p in scratch)
     _assert_nothing_left(tmp_path, pids)
