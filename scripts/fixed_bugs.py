@@ -383,18 +383,11 @@ REPOS: tuple[str, ...] = (
     "huggingface+text-embeddings-inference", "lcy-seso+DLFrameworkTest",
     "florianmattana+sass-king", "guoqingbao+candle-vllm", "SmallDoges+flash-dmattn",
     # mined for the fifteenth unseen round (tests/data/fixed_bugs.toml: "unseen projects,
-    # fifteenth round"); every modification reviewed blind (none fixed an asm defect)
-    "ssiu+flash-attention-turing", "ai-bond+flash-attention-v100", "w4096+mini-flash-attention",
-    "wenssir+flash-attention", "zhinianqin+flash-attention-v100", "AlexWortega+flash-attn-volta",
-    "yencal+tensor-core-hgemm", "AnonymousJune+flashgemm", "uv-xiao+cuda-kernel-uv",
-    "maxxfuu+CUDA-Kernels", "junstar92+cuda-kernel-study", "MagellaX+StreamAttn",
-    "pjordanandrsn+grouped-nf4-gemm", "LeiWang1999+tvm_gpu_gemm", "renlililoli+stream-attn",
-    "santiweide+flash-attention-impls", "GMichailov+Flash-Attention-CUDA-C",
-    "HuyNguyen-hust+flash-attn-101", "turboderp+exllama", "MegEngine+InferLLM",
-    "ogiroux+freestanding", "burtscher+LC-framework", "IlyaGrebnov+libcubwt",
-    "alek76-2+VanitySearch", "HawkAaron+warp-transducer", "CEED+libCEED", "li-plus+chatglm.cpp",
-    "ComputationalRadiationPhysics+isaac", "coreylowman+dfdx", "cholla-hydro+cholla",
-    "CryptoGraphics+VerthashMiner", "zcoinofficial+ccminer", "ZenulAbidin+BitCrack-3000",
+    # fifteenth round"); every modification reviewed blind
+    "ai-bond+flash-attention-v100", "zhinianqin+flash-attention-v100", "w4096+mini-flash-attention",
+    "wenssir+flash-attention", "junstar92+cuda-kernel-study", "maxxfuu+CUDA-Kernels",
+    "MagellaX+StreamAttn", "santiweide+flash-attention-impls", "ogiroux+freestanding",
+    "alek76-2+VanitySearch", "zcoinofficial+ccminer",
 )
 
 CXX_SUFFIXES = (
