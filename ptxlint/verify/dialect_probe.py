@@ -46,11 +46,7 @@ def jobs(statement: AsmStatement, ptxas: str | None, arch: str = DEFAULT_ARCH,
     name."""
     if ptxas is None:
         raise NotProbeable("no ptxas found: only ptxas can say whether the PTX assembles")
-    python = llvm_probe._python("llvmlite")
-    tool = llvm_probe.version(python, "llvmlite")
-    if tool is None:
-        raise NotProbeable("llvmlite is not installed for this Python (set "
-                           "PTXLINT_LLVMLITE_PYTHON to an interpreter that has it)")
+    python, tool = llvm_probe.interpreter("llvmlite")
     assemble = ((ptxas, f"-arch={arch}", "-o", "{dir}/probe.cubin",
                  f"{{dir}}/{llvm_probe.PTX_OUTPUT}"),)
 

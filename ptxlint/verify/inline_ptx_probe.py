@@ -142,11 +142,7 @@ def job(statement: AsmStatement, arch: str = DEFAULT_ARCH) -> tuple[Compile, str
     call = statement.llvm
     if call is None or call.api != "cute-ptx":
         raise NotProbeable("not a CuTe DSL inline_ptx call")
-    python = llvm_probe._python("cute")
-    tool = llvm_probe.version(python, "cute")
-    if tool is None:
-        raise NotProbeable("CuTe DSL (nvidia-cutlass-dsl) is not installed for this Python (set "
-                           "PTXLINT_CUTE_PYTHON to an interpreter that has it)")
+    python, tool = llvm_probe.interpreter("cute")
     program, _ = script(statement, python, arch)
     return Compile(triton_probe.command(python, f"{{dir}}/{PROBE_FILE}", f"{{dir}}/{PTX_OUTPUT}"),
                    ((PROBE_FILE, program),), (PTX_OUTPUT,)), tool

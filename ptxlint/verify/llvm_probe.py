@@ -98,6 +98,24 @@ def version(python: str, tool: str) -> str | None:
     return lines[-1] if lines else None
 
 
+_MISSING = {
+    "llvmlite": "llvmlite is not installed for this Python (set PTXLINT_LLVMLITE_PYTHON to an "
+                "interpreter that has it)",
+    "cute": "CuTe DSL (nvidia-cutlass-dsl) is not installed for this Python (set "
+            "PTXLINT_CUTE_PYTHON to an interpreter that has it)",
+}
+
+
+def interpreter(tool: str) -> tuple[str, str]:
+    """(the Python that has ``tool``, ``"llvmlite"`` or ``"cute"``, and the tool's version):
+    ``PTXLINT_<TOOL>_PYTHON`` else ptxlint's own; NotProbeable, saying so, where it lacks it."""
+    python = _python(tool)
+    found = version(python, tool)
+    if found is None:
+        raise NotProbeable(_MISSING[tool])
+    return python, found
+
+
 def _entries(statement: AsmStatement) -> tuple[list[str], list[str], list[str]]:
     """(output letters, input letters, clobber entries) of the constraint string."""
     call = statement.llvm
@@ -240,17 +258,9 @@ def jobs(statement: AsmStatement, ptxas: str | None, arch: str = DEFAULT_ARCH,
         # CuTe DSL's MLIR lowering gives the call attributes raw LLVM IR does not have (a pure
         # void asm is deleted by CuTe DSL, kept by LLVM as llvmlite writes it): only CuTe DSL
         # speaks for CuTe DSL
-        python, build = _python("cute"), cute_script
-        tool = version(python, "cute")
-        missing = "CuTe DSL (nvidia-cutlass-dsl) is not installed for this Python (set " \
-                  "PTXLINT_CUTE_PYTHON to an interpreter that has it)"
+        (python, tool), build = interpreter("cute"), cute_script
     else:
-        python, build = _python("llvmlite"), llvmlite_script
-        tool = version(python, "llvmlite")
-        missing = "llvmlite is not installed for this Python (set PTXLINT_LLVMLITE_PYTHON to " \
-                  "an interpreter that has it)"
-    if tool is None:
-        raise NotProbeable(missing)
+        (python, tool), build = interpreter("llvmlite"), llvmlite_script
     # ptxas only for llvmlite's PTX, whose target this probe picks; CuTe DSL's NVVM already
     # checked its own
     then = (((ptxas, f"-arch={arch}", "-o", "{dir}/probe.cubin", f"{{dir}}/{PTX_OUTPUT}"),)
