@@ -15,6 +15,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.verify import dialect_probe, inline_ptx_probe, llvm_probe, runner, triton_probe
 from ptxlint.verify.identity import probe_arch
+from ptxlint.verify.verifier import VerifyOptions
 from tests.toolchain_cache import oracle_cache_root
 from tests.toolchain_marks import needs_cuda, toolchain
 
@@ -38,7 +39,7 @@ CLOCK = "mov.u32 $0, %clock;"  # every target
 
 def _verifier(arch: str | None = None, archs: tuple[str, ...] = ()) -> Verifier:
     """What ``llvm_probe.target`` reads of a verification: the user's --arch, ptxas's targets."""
-    return cast("Verifier", SimpleNamespace(options=SimpleNamespace(arch=arch),
+    return cast("Verifier", SimpleNamespace(options=VerifyOptions(arch=arch),
                                             toolchain=SimpleNamespace(archs=archs)))
 
 

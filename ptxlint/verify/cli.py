@@ -67,14 +67,17 @@ def resolve_native_arch(args: argparse.Namespace) -> None:
         args.arch = resolve_arch(args.arch)
 
 
-def options_from_args(args: argparse.Namespace, arch: str | None,
+def options_from_args(args: argparse.Namespace, arch: str | tuple[str, ...] | None,
                       files: tuple[str, ...] = ()) -> VerifyOptions:
     from ptxlint.verify.flags import split
     from ptxlint.verify.verifier import VerifyOptions
 
+    # one target stays ``arch``; several go to ``archs``, chosen among per statement
+    archs = (arch,) if isinstance(arch, str) else tuple(arch or ())
     return VerifyOptions(
         files=files,
-        arch=arch,
+        arch=archs[0] if len(archs) == 1 else None,
+        archs=archs if len(archs) > 1 else (),
         nvcc=args.nvcc,
         ptxas=args.ptxas,
         jobs=args.verify_jobs,
@@ -90,7 +93,8 @@ def options_from_args(args: argparse.Namespace, arch: str | None,
 
 def run_verification(args: argparse.Namespace, result: RunResult, config: Config) -> None:
     """Verify ``result`` in place when ``--verify`` was given, at the configured target
-    (``config.arch``, e.g. "sm_90a", or each statement's guard). Files linted without findings
+    (``config.arch``, e.g. "sm_90a", the lowest of several each statement is compiled for, or
+    each statement's guard). Files linted without findings
     are found again so that their statements are assembled too. Raises ToolchainError (the CLI
     prints it and exits 2) when neither nvcc nor ptxas can be found."""
     if not getattr(args, "verify", False):

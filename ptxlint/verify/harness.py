@@ -362,7 +362,8 @@ def plan(verifier: Verifier) -> None:
         probes = recipe_for(finding.rule, finding).probes
         if DIFFERENTIAL not in probes and METHOD not in probes:
             continue
-        arch = probe_arch(statement, verifier.options.arch, verifier.toolchain.archs)
+        arch = probe_arch(statement, verifier.options.arch_for(statement),
+                          verifier.toolchain.archs)
         unfixed = finding.fix is None and finding.rule in (*FIXED_IN_UNIT, *AS_WRITTEN_ONLY)
         try:
             silence = verifier.file_silence(finding, arch) if DIFFERENTIAL in probes else None

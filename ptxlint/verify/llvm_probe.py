@@ -63,7 +63,7 @@ def target(verifier: Verifier, statement: AsmStatement) -> str:
     """The target a DSL's call is compiled for: the one its probes of a C++ statement would
     be (``identity.probe_arch``), so that a call that spells an architecture-specific
     instruction fails in ptxas, if at all, for the defect its finding names."""
-    return probe_arch(statement, verifier.options.arch, verifier.toolchain.archs)
+    return probe_arch(statement, verifier.options.arch_for(statement), verifier.toolchain.archs)
 
 
 def arch_specific(arch: str) -> str:

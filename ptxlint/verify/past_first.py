@@ -97,7 +97,8 @@ def past_first_error(verifier: Verifying, confirmed: set[StatementKey]) -> list[
         fixed, applied = apply_edits(source.text, [f.fix for f in findings if f.fix])
         if not applied:
             continue
-        arch = probe_arch(findings[0].statement, options.arch, toolchain.archs)
+        arch = probe_arch(findings[0].statement, options.arch_for(findings[0].statement),
+                          toolchain.archs)
         ptxas = toolchain.ptxas
         flags = (*from_database(options.build_dir, path), *options.cuda_flags)
         job = whole_file.compile_job(toolchain.nvcc.path, ptxas.path if ptxas else None,

@@ -16,10 +16,11 @@ never second-guessed here (``configuration.target_for``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.config import parse_arch
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.instructions import Requirement, instruction_requirement
 from ptxlint.ptx.targets import TARGETS, Target, available
@@ -88,6 +89,21 @@ def chosen_target(statement: AsmStatement, known: Collection[str] = (),
     return choose(needs, analysis_of(statement).arch_targets, known, ptxas)
 
 
+def listed_target(statement: AsmStatement, listed: Sequence[str]) -> str:
+    """Of a build's several targets (``arch`` as a list, lowest first), the one the statement's
+    probes compile for: the lowest its guards admit that has every instruction it spells, else
+    the lowest they admit (the shortfall is PTX401's finding, whose probes compile at the
+    targets it names), else the lowest listed (the guards admit none:
+    ``configuration.target_for`` then finds the nearest they do)."""
+    admitted = analysis_of(statement).arch_targets
+    inside = [name for name in listed
+              if admitted is None or Target(*parse_arch(name)) in admitted]
+    needs = needs_of(statement)
+    having = [name for name in inside
+              if all(available(need, Target(*parse_arch(name))) for _, need in needs)]
+    return (having or inside or list(listed))[0]
+
+
 def _named(needs: list[tuple[str, Requirement]]) -> str:
     seen: dict[str, str] = {}
     for mnemonic, need in needs:
@@ -103,4 +119,4 @@ def _listed(targets: list[Target]) -> str:
     return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
-__all__ = ["DEFAULT_ARCH", "Choice", "choose", "chosen_target", "needs_of"]
+__all__ = ["DEFAULT_ARCH", "Choice", "choose", "chosen_target", "listed_target", "needs_of"]

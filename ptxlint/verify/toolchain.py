@@ -219,10 +219,15 @@ def native_arch(smi: str | None = None) -> str:
 
 
 def resolve_arch(value: str | None, smi: str | None = None) -> str | None:
-    """``--arch`` as given, with ``native`` replaced by the GPU's target."""
-    if value is not None and value.strip().lower() == "native":
-        return native_arch(smi)
-    return value
+    """``--arch`` as given, with ``native`` (an entry of a comma-separated list too) replaced
+    by the GPU's target."""
+    if value is None:
+        return value
+    entries = value.split(",")
+    if not any(entry.strip().lower() == "native" for entry in entries):
+        return value
+    return ",".join(native_arch(smi) if entry.strip().lower() == "native" else entry
+                    for entry in entries)
 
 
 # --------------------------------------------------------------------------- doctor

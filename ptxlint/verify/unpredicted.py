@@ -87,7 +87,8 @@ def _probe_only_errors(verifier: Verifier, explained: set[StatementKey]
             key = key_of(statement)
             if key in seen or key in explained:
                 continue
-            arch = probe_arch(statement, verifier.options.arch, verifier.toolchain.archs)
+            arch = probe_arch(statement, verifier.options.arch_for(statement),
+                              verifier.toolchain.archs)
             planned = verifier.plan.ptx.get((key, arch))
             if not isinstance(planned, tuple) or not planned[0].exact:
                 continue  # a stand-in value: its errors may be the stand-in's
@@ -111,7 +112,7 @@ def _probe_error(verifier: Verifier, probe: ptx_probe.PtxProbe, arch: str,
     for mapped in ptx_errors(probe, outcome):
         if key_of(mapped.statement) != key or ISOLATION.search(mapped.diagnostic.message):
             continue
-        if ARCH_ERROR.search(mapped.diagnostic.message) and not verifier.options.arch:
+        if ARCH_ERROR.search(mapped.diagnostic.message) and not verifier.options.explicit_arch:
             continue  # no target given: the code may be meant for a newer one
         return mapped.diagnostic
     return None
@@ -137,7 +138,7 @@ def _whole_file_errors(verifier: Verifier, explained: set[StatementKey], seen: s
                 # "expected an expression" on an asm line: a macro from a header the
                 # compile did not see (NV_IF_TARGET), not the asm
                 continue
-            if ARCH_ERROR.search(error.diagnostic.message) and not verifier.options.arch:
+            if ARCH_ERROR.search(error.diagnostic.message) and not verifier.options.explicit_arch:
                 continue
             statement = candidates[0]
             seen.add(key_of(statement))

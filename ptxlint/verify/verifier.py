@@ -123,6 +123,9 @@ class VerifyOptions:
     """The settings of a ``--verify`` run: target, tools, parallel jobs, compile flags, cache."""
 
     arch: str | None = None  # the user's target; None: the statement's guard, else sm_90
+    # a build's several targets (``arch`` as a list), lowest first; ``arch`` is then None and
+    # each statement is compiled at the one ``arch_for`` chooses
+    archs: tuple[str, ...] = ()
     nvcc: str | None = None
     ptxas: str | None = None
     jobs: int | None = None
@@ -143,9 +146,27 @@ class VerifyOptions:
     # add -I for the include/ folders of the linted tree around each file (--no-tree-includes)
     tree_includes: bool = True
 
+    @property
+    def explicit_arch(self) -> bool:
+        """The user named the target or targets: they are not second-guessed."""
+        return self.arch is not None or bool(self.archs)
+
+    def arch_for(self, statement: AsmStatement) -> str | None:
+        """The user's target for ``statement``: ``arch``; of several, the lowest listed its
+        guards admit, one with every instruction it spells first (``listed_target``)."""
+        if len(self.archs) <= 1:
+            return self.arch or (self.archs[0] if self.archs else None)
+        from ptxlint.verify.target_choice import listed_target
+
+        return listed_target(statement, self.archs)
+
+    def asked_for(self, arch: str) -> bool:
+        """``arch`` is a target the user named."""
+        return arch in self.archs or arch == self.arch
+
 
 def probe_arch(statement: AsmStatement, options: VerifyOptions, toolchain: Toolchain) -> str:
-    return identity.probe_arch(statement, options.arch, toolchain.archs)
+    return identity.probe_arch(statement, options.arch_for(statement), toolchain.archs)
 
 
 
@@ -250,7 +271,8 @@ class Verifier:
         """Why the toolchain cannot build ``arch``, a target the guards chose over the user's
         (``#else`` of ``__CUDA_ARCH__ >= 700``: sm_62, which nvcc 13 no longer builds); ""
         when it can, or when ``arch`` is the one the user asked for."""
-        if arch == (self.options.arch or DEFAULT_ARCH) or self.toolchain.supports(arch):
+        if (arch == (self.options.arch or DEFAULT_ARCH) or self.options.asked_for(arch)
+                or self.toolchain.supports(arch)):
             return ""
         return (f"the statement's guards compile it only for targets such as {arch}, which "
                 f"{self.toolchain.label('ptxas')} cannot build: that configuration cannot be "
@@ -264,7 +286,7 @@ class Verifier:
     def configuration(self, statement: AsmStatement) -> Configuration:
         """Where the statement's findings are compiled: at --arch, else at the target its
         instructions need among those this ptxas builds."""
-        return configuration(statement, self.options.arch, self.toolchain.archs,
+        return configuration(statement, self.options.arch_for(statement), self.toolchain.archs,
                              self.toolchain.label("ptxas"))
 
     def defines(self, statement: AsmStatement) -> tuple[str, ...]:
@@ -399,13 +421,14 @@ class Verifier:
             return unverifiable(recipe.why_none, arch)
         if statement.syntax != "llvm":
             config = self.configuration(statement)
-            if config.arch is None and recipe.arch_sensitive and self.options.arch is None:
+            if config.arch is None and recipe.arch_sensitive and not self.options.explicit_arch:
                 # no target has every instruction (PTX401's own claim): its probe compiles at
                 # the targets the finding names, in the configuration the guards choose
                 config = configuration(statement, DEFAULT_ARCH)
             if config.arch is None:
                 return unverifiable(f"not compiled in any configuration the toolchain can "
-                                    f"build: {config.why}", self.options.arch or "")
+                                    f"build: {config.why}",
+                                    self.options.arch_for(statement) or "")
             if unbuilt := (self.unbuildable(config.arch) or self.older_than_guards(statement)
                            or not_in_default_build(statement)):
                 return unverifiable(unbuilt, config.arch)
