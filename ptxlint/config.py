@@ -84,7 +84,9 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, selectors)
     severity: tuple[tuple[str, str], ...] = ()  # (selector, level)
-    arch: str | None = None  # normalized, e.g. "sm_90a"
+    # the targets the build compiles for, normalized, in ascending target order: ("sm_80",
+    # "sm_90a"); empty: none named, each statement's guards say
+    arch: tuple[str, ...] = ()
     extensions: tuple[str, ...] | None = None  # None: discover's defaults
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
@@ -137,6 +139,29 @@ def parse_arch(text: str) -> tuple[int, str]:
 def normalize_arch(value: str | int) -> str:
     number, suffix = parse_arch(str(value))
     return f"sm_{number}{suffix}"
+
+
+def normalize_arch_list(value: str | int | Iterable[str | int]) -> tuple[str, ...]:
+    """``"sm_90a,80"`` or ``["sm_90a", 80]`` -> ``("sm_80", "sm_90a")``: each entry
+    normalized, duplicates folded, in ascending target order (``TARGETS``'). A string may
+    list several targets, comma-separated (``--arch sm_80,sm_90a``)."""
+    entries = [str(value)] if isinstance(value, (str, int)) else [str(v) for v in value]
+    words = [word for entry in entries for word in entry.split(",")]
+    if not any(word.strip() for word in words):
+        raise ValueError("names no target: leave arch out to check each statement against "
+                         "the targets its #if guards allow")
+    found = {parse_arch(word) for word in words if word.strip()}
+    from ptxlint.ptx.targets import TARGETS
+
+    return tuple(f"sm_{t.sm}{t.suffix}" for t in TARGETS if (t.sm, t.suffix) in found)
+
+
+def arch_fields(targets: Iterable[str]) -> dict[str, Any]:
+    """``RuleContext``'s target fields for normalized targets (``Config.arch``): ``arch`` and
+    ``arch_suffix`` the one target (None and "" for none or several), ``targets`` them all."""
+    pairs = tuple(parse_arch(target) for target in targets)
+    arch, suffix = pairs[0] if len(pairs) == 1 else (None, "")
+    return {"arch": arch, "arch_suffix": suffix, "targets": pairs}
 
 
 # --------------------------------------------------------------------------- validators
@@ -206,10 +231,14 @@ def _severity(value: object) -> tuple[tuple[str, str], ...]:
     return tuple(result)
 
 
-def _arch(value: object) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise ValueError(f'expected a string like "sm_90a", got {_type_name(value)} {value!r}')
-    return normalize_arch(value)
+def _arch(value: object) -> tuple[str, ...]:
+    entries: list[str | int] = []
+    for entry in value if isinstance(value, (list, tuple)) else [value]:
+        if isinstance(entry, bool) or not isinstance(entry, (str, int)):
+            raise ValueError('expected a string like "sm_90a" or an array of them, got '
+                             f"{_type_name(entry)} {entry!r}")
+        entries.append(entry)
+    return normalize_arch_list(entries)
 
 
 def _cuda_version(value: object) -> str:
@@ -321,13 +350,18 @@ SETTINGS: tuple[Setting, ...] = (
         '[severity]\nPTX1 = "error"\nPTX102 = "info"', (),
     ),
     Setting(
-        "arch", "arch", _arch, "string", "none (every target)",
-        "The GPU the code is compiled for, for the architecture rules (PTX4xx).",
-        "sm_90, sm_90a, sm_100f, compute_80 or a bare number. Without it, a statement is "
-        "checked against the targets its #if __CUDA_ARCH__ guards allow. --arch replaces it "
-        "(--arch native asks nvidia-smi). A target cuda-version's nvcc does not compile for "
-        "(sm_70 from CUDA 13.0 on, sm_110 before it) is still judged, with a warning.",
-        'arch = "sm_90a"', ("--arch",),
+        "arch", "arch", _arch, "string or array of strings", "none (every target)",
+        "The GPUs the code is compiled for, for the architecture rules (PTX4xx).",
+        "Each entry: sm_90, sm_90a, sm_100f, compute_80 or a bare number; a string names one "
+        "target, an array every target the build compiles for (nvcc's -gencode list, CMake's "
+        "CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST). A statement is judged for each listed "
+        "target its #if __CUDA_ARCH__ guards compile it for, as nvcc compiles it once per "
+        "target; a finding names the lowest target it fails for. Without it, a statement is "
+        "checked against the targets its guards allow. --arch replaces it, comma-separated "
+        "for several (--arch sm_80,sm_90a; --arch native asks nvidia-smi). A target "
+        "cuda-version's nvcc does not compile for (sm_70 from CUDA 13.0 on, sm_110 before it) "
+        "is still judged, with a warning.",
+        'arch = ["sm_80", "sm_90a"]', ("--arch",),
     ),
     Setting(
         "cuda-version", "cuda_version", _cuda_version, "string",

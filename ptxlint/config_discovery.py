@@ -37,9 +37,9 @@ from ptxlint.config import (
     RuleSelector,
     _has_ptxlint_table,
     _toml,
+    arch_fields,
     load_chain,
     merge_cli,
-    parse_arch,
     parse_table,
     selectors_by_key,
     unknown_selectors_message,
@@ -226,16 +226,14 @@ class ConfigResolver:
         config = merge_cli(config, **self.cli)
         if config.cuda_version is None and self.fallback_cuda_version:
             config = merge_cli(config, cuda_version=self.fallback_cuda_version)
-        arch, suffix = (None, "")
-        if config.arch:
-            try:
-                arch, suffix = parse_arch(config.arch)
-            except ValueError as exc:
-                raise ConfigError(str(exc)) from exc
+        try:
+            targets = arch_fields(config.arch)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
         settings = FileSettings(
             config=config,
             selector=RuleSelector(config, self.rules, preview_rules=self.preview_rules),
-            context=RuleContext(arch=arch, arch_suffix=suffix, options=version_options(
+            context=RuleContext(**targets, options=version_options(
                 config.cuda_version, config.min_cuda_version, config.root)),
             sources=chain,
             force_exclude=config.force_exclude or self.force_exclude_flag,

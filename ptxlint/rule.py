@@ -5,13 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ptxlint.analysis.carry import PRODUCERS
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span, piece_count
 from ptxlint.ptx.isa_table import DEPRECATED
 from ptxlint.ptx.layout import STRING_PIECES
+
+if TYPE_CHECKING:
+    from ptxlint.analysis.statement import StatementAnalysis
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,31 @@ class RuleContext:
     # Per-function C++ facts of this file (an analysis.cxx_facts.FileFacts, built lazily): read
     # them through ptxlint.analysis.cxx_facts.facts_for(context, statement).
     cxx: object | None = None
+    # Every target the build compiles for (``arch`` as a list), in ascending target order, as
+    # (sm, suffix) pairs; empty: none named. With one, ``arch`` and ``arch_suffix`` are it;
+    # with several they stay None and "", so a reader that judges one target takes the path of
+    # a run without ``arch`` unless it asks ``one_arch`` or reads the list.
+    targets: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def listed_targets(self) -> tuple[tuple[int, str], ...]:
+        """The targets named (``targets``, else ``arch`` alone), lowest first; empty: none."""
+        if self.targets:
+            return self.targets
+        return ((self.arch, self.arch_suffix),) if self.arch is not None else ()
+
+    def one_arch(self, analysis: StatementAnalysis) -> int | None:
+        """The one target's ``sm`` for a reader that judges one: ``arch`` where one target is
+        named; with several, the lowest listed one the statement is certainly compiled for (its
+        guards decide, as ``StatementAnalysis.compiled_for_arch``), whose build sees it first;
+        None where none is named or none certainly compiles it (the guards decide, as without
+        ``arch``)."""
+        if len(self.targets) <= 1:
+            return self.arch
+        from ptxlint.ptx.targets import Target
+
+        return next((sm for sm, suffix in self.targets
+                     if analysis.compiled_for_arch(Target(sm, suffix))), None)
 
 
 # Instructions after which the next one in the text need not run.

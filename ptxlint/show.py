@@ -30,7 +30,7 @@ def settings_text(path: str, settings: FileSettings, rules: Sequence[type[Rule]]
                                                    else ""),
         f"extend-select = {_toml_list(config.extend_select)}",
         f"ignore = {_toml_list(config.ignore)}",
-        f"arch = {config.arch!r}" if config.arch else "arch = (none: every target)",
+        _arch_line(config.arch),
         f"extensions = {_toml_list(config.extensions) if config.extensions else '(default)'}",
         f"exclude = {_toml_list(config.exclude)}",
         f"force-exclude = {'true' if settings.force_exclude else 'false'}",
@@ -81,3 +81,10 @@ def files_text(paths: Sequence[str], resolver: ConfigResolver, root: FileSetting
         source = printable_name(sources[0]) if sources else "no configuration"
         lines.append(f"{printable_name(item.path)}  ({source})")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _arch_line(targets: tuple[str, ...]) -> str:
+    if not targets:
+        return "arch = (none: every target)"
+    # one target as the string it is usually written as; several as the array
+    return f"arch = {targets[0]!r}" if len(targets) == 1 else f"arch = {_toml_list(targets)}"

@@ -130,7 +130,7 @@ PTX1 = "info"
         ignore=("missing-volatile",),
         per_file_ignores=(("tests/*.cu", ("PTX101",)),),
         severity=(("PTX1", "info"),),
-        arch="sm_90a",
+        arch=("sm_90a",),
         extensions=(".cu", ".cuh"),
         exclude=("third_party/",),
         respect_gitignore=False,
@@ -143,7 +143,7 @@ PTX1 = "info"
 
 def test_explicit_config_file(tmp_path: Path) -> None:
     path = write(tmp_path / "elsewhere/custom.toml", "arch = 80\n")
-    assert load_config(str(path)).arch == "sm_80"
+    assert load_config(str(path)).arch == ("sm_80",)
 
 
 def test_explicit_pyproject_without_table_is_defaults(tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ def test_normalize_arch() -> None:
 
 
 def test_merge_cli_replaces_and_extends() -> None:
-    base = Config(select=("PTX1",), ignore=("PTX110",), exclude=("a/",), arch="sm_80")
+    base = Config(select=("PTX1",), ignore=("PTX110",), exclude=("a/",), arch=("sm_80",))
     merged = merge_cli(
         base,
         select=["PTX2"],
@@ -255,7 +255,7 @@ def test_merge_cli_replaces_and_extends() -> None:
     assert merged.extend_select == ("PTX101",)
     assert merged.ignore == ("PTX110", "PTX102")
     assert merged.exclude == ("a/", "b/")
-    assert merged.arch == "sm_90a"
+    assert merged.arch == ("sm_90a",)
     assert merged.fail_on == "warning"
     assert merged.severity == (("PTX2", "error"),)
     assert merge_cli(base, exclude=["c/"]).exclude == ("c/",)

@@ -364,7 +364,9 @@ def _add_lint_arguments(p: argparse.ArgumentParser) -> None:
         dest="preview",
         help="run no preview rules, whatever the configuration says",
     )
-    p.add_argument("--arch", metavar="sm_XX", help="target architecture, e.g. sm_90a")
+    p.add_argument("--arch", metavar="sm_XX",
+                   help="target architecture, e.g. sm_90a; comma-separated for a build that "
+                   "compiles for several (sm_80,sm_90a)")
     p.add_argument("--cuda-version", metavar="X.Y",
                    help="the CUDA toolkit the instruction verdicts are for (default 13.0, or "
                    "the one --verify finds)")

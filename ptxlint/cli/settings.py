@@ -136,10 +136,10 @@ def settings(args: argparse.Namespace) -> FileSettings:
         print(f"ptxlint: warning: {selection_warning(selector)}", file=sys.stderr)
     from ptxlint.ptx.targets import arch_toolkit_warning
 
-    mismatch = arch_toolkit_warning(settings.context.arch, settings.context.arch_suffix,
-                                    settings.context.options)
-    if mismatch is not None:
-        print(f"ptxlint: warning: {mismatch}", file=sys.stderr)
+    for sm, suffix in settings.context.listed_targets:
+        mismatch = arch_toolkit_warning(sm, suffix, settings.context.options)
+        if mismatch is not None:
+            print(f"ptxlint: warning: {mismatch}", file=sys.stderr)
     args.resolver, args.rule_classes = resolver, rule_classes
     return settings
 

@@ -12,16 +12,16 @@ import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ptxlint import file_traits, rule_memo
 from ptxlint.config import (
     Config,
     ConfigError,
     RuleSelector,
+    arch_fields,
     find_config,
     load_config,
-    parse_arch,
     selectors_by_key,
     unknown_selectors_message,
 )
@@ -133,20 +133,19 @@ class Linter:
             warning = selection_warning(retired)
             if warning is not None:
                 self._tell(f"{config_path}: {warning}" if config_path else warning)
-        arch, suffix = None, ""
-        if config.arch:
-            try:
-                arch, suffix = parse_arch(config.arch)
-            except ValueError as exc:
-                self._tell(f"configuration error: {exc}")
+        targets: dict[str, Any] = {}
+        try:
+            targets = arch_fields(config.arch)
+        except ValueError as exc:
+            self._tell(f"configuration error: {exc}")
         options = version_options(config.cuda_version, config.min_cuda_version, config.root)
         from ptxlint.ptx.targets import arch_toolkit_warning  # the rules load it anyway
 
-        mismatch = arch_toolkit_warning(arch, suffix, options)
-        if mismatch is not None:
-            self._tell(mismatch)
-        return Setup(config, selector, RuleContext(arch=arch, arch_suffix=suffix,
-                                                   options=options))
+        for sm, suffix in targets.get("targets", ()):
+            mismatch = arch_toolkit_warning(sm, suffix, options)
+            if mismatch is not None:
+                self._tell(mismatch)
+        return Setup(config, selector, RuleContext(**targets, options=options))
 
     def toolkit(self, path: str) -> object:
         """The toolkit ``path`` is linted for (its ``cuda_version`` rule option, the default

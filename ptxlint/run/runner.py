@@ -456,7 +456,8 @@ def _rules_key(selector: RuleSelector, rule_classes: Sequence[type[Rule]], path:
 
 
 def _context_key(context: RuleContext) -> str:
-    return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str)))
+    return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str),
+                 context.targets))
 
 
 def _settings_for(
