@@ -126,10 +126,11 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             return
         meant = [m[1] for m in (analysis.misdirected_write, analysis.misdirected_read) if m]
         misnumbered = analysis.misnumbered_reference(
-            context.arch, context.options.get("cuda_version"), lambda: context.parsed)
+            context.one_arch(analysis), context.options.get("cuda_version"),
+            lambda: context.parsed)
         if misnumbered is not None:
             meant.append(misnumbered.operand)
-        number = number_meant_as_operand(statement, context.arch,
+        number = number_meant_as_operand(statement, context.one_arch(analysis),
                                          context.options.get("cuda_version"))
         if number is not None:
             meant.append(number.operand)  # its %N spelled as a bare number: PTX207's finding
@@ -147,7 +148,7 @@ asm("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
             if operand.role == "input" and statement.context.branch:
                 if elsewhere is None:
                     elsewhere = inputs_meant_elsewhere(
-                        statement, context.file_statements, context.arch,
+                        statement, context.file_statements, context.one_arch,
                         context.options.get("cuda_version"), lambda: context.parsed)
                 if operand.index in elsewhere:
                     continue  # another #if branch's root was meant to name it (PTX206's, ...)

@@ -126,7 +126,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
         if not statement.extended or statement.opaque_sections:
             return
         analysis = analysis_of(statement)
-        arch, cuda_version = context.arch, context.options.get("cuda_version")
+        arch, cuda_version = context.one_arch(analysis), context.options.get("cuda_version")
 
         def parsed() -> object | None:
             return context.parsed  # read only where an address register asks for value flow

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.operand_issues import MeantNumber, number_meant_as_operand, operand_findings
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, PtxOperand, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -115,7 +116,8 @@ that operand's `%N`: unsafe, the vector then reads the operand instead of the co
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         # what is reported is decided with PTX009, which stays silent on an operand whose %N
         # a reported vector spells as a bare number (ptxlint.analysis.operand_issues)
-        arch, cuda_version = context.arch, context.options.get("cuda_version")
+        arch = context.one_arch(analysis_of(statement))
+        cuda_version = context.options.get("cuda_version")
         for found in operand_findings(statement, arch, cuda_version):
             span = self.template_span(statement, found.start, found.end)
             issue = found.issue

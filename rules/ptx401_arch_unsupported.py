@@ -22,10 +22,16 @@ class ArchUnsupportedInstruction(Rule):
     docs = """\
 ## What it does
 Flags an instruction whose minimum target is above the architecture the statement is compiled
-for. The target is `--arch` (or `arch` in the configuration) when given; otherwise the lowest
+for. The targets are `--arch` (or `arch` in the configuration) when given; otherwise the lowest
 architecture the statement's `#if __CUDA_ARCH__ ...` guards (and an enclosing CCCL
-`NV_IF_TARGET(NV_PROVIDES_SM_XX, ...)`) let it compile for. Minimums come from the PTX ISA's
-target notes: `cp.async` sm_80, `ldmatrix` sm_75, `redux.sync` sm_80, `elect.sync`,
+`NV_IF_TARGET(NV_PROVIDES_SM_XX, ...)`) let it compile for. A project that builds for several
+GPUs lists them all (`arch = ["sm_80", "sm_90a"]`, `--arch sm_80,sm_90a`): as nvcc compiles the
+statement once per target, it is judged for each listed target its guards compile it for, and a
+need is reported once, for the lowest listed target without it. A wgmma under
+`#if __CUDA_ARCH__ >= 900` is then silent with `["sm_80", "sm_90a"]` (the guard keeps it from
+the sm_80 build, sm_90a has it), but reported for sm_90 with `["sm_90", "sm_90a"]`.
+Minimums come from the PTX ISA's target notes: `cp.async` sm_80, `ldmatrix` sm_75,
+`redux.sync` sm_80, `elect.sync`,
 `mbarrier.try_wait` and clusters (`.shared::cluster`) sm_90, `wgmma` and `setmaxnreg` sm_90a,
 `tcgen05` sm_100a; and those of the special registers an instruction reads: the cluster
 registers (`%clusterid`, `%cluster_ctarank`...) and `%aggr_smem_size` need sm_90 (ptxas:
@@ -97,7 +103,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             return
         configured = context.options.get("min_cuda_version")
         since = configured if isinstance(configured, tuple) else None
-        found = (self._check_arch(statement, context, analysis) if context.arch is not None
+        found = (self._check_arch(statement, context, analysis) if context.listed_targets
                  else self._check_guards(statement, analysis, since))
         cuda_version = context.options.get("cuda_version")
         yield from _once_per_need([
@@ -175,20 +181,31 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
     def _check_arch(
         self, statement: AsmStatement, context: RuleContext, analysis: StatementAnalysis
     ) -> Iterator[tuple[PtxInstruction, Requirement, Finding]]:
-        assert context.arch is not None
-        target = Target(context.arch, context.arch_suffix)
-        if not analysis.compiled_for_arch(target):
-            return
-        for instruction in statement.ptx.instructions:
-            if instruction.opaque:
+        # nvcc compiles the statement once per listed target its guards admit: each such build
+        # is judged, lowest first, and a need is reported for the lowest target that lacks it
+        # only (``_once_per_need`` then keeps its first instruction): a newer build failing
+        # for the same need is mended by the same guard
+        reported: set[tuple[int, str, tuple[int, ...]]] = set()
+        for sm, suffix in context.listed_targets:
+            target = Target(sm, suffix)
+            if not analysis.compiled_for_arch(target):
                 continue
-            need = instruction_requirement(statement, instruction)
-            problem = _shortfall(need, target, True)
-            if problem is not None:
-                yield instruction, need, self._found(
-                    statement, instruction, f"{problem}{_why(statement, instruction, need)}",
-                    target, "--arch"
-                )
+            failed: set[tuple[int, str, tuple[int, ...]]] = set()
+            for instruction in statement.ptx.instructions:
+                if instruction.opaque:
+                    continue
+                need = instruction_requirement(statement, instruction)
+                key = (need.sm, need.suffix, need.only)
+                if key in reported:
+                    continue
+                problem = _shortfall(need, target, True)
+                if problem is not None:
+                    failed.add(key)
+                    yield instruction, need, self._found(
+                        statement, instruction, f"{problem}{_why(statement, instruction, need)}",
+                        target, "--arch"
+                    )
+            reported |= failed
 
     def _found(
         self,

@@ -34,7 +34,9 @@ directly or through a macro of the file: the `#else` of `#ifdef USE_SYNC`, where
 defines `USE_SYNC` under `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`, is the
 fallback no supported build takes.
 With `--arch`, a guard the rule cannot decide leaves the statement unchecked; a header's
-include guard (`#ifndef X_H` / `#define X_H` around the whole file) is not one.
+include guard (`#ifndef X_H` / `#define X_H` around the whole file) is not one. With several
+targets (`--arch sm_60,sm_80`), it is an error when one of the listed targets the statement is
+compiled for is sm_70 or newer: that build fails, whatever the older one does.
 
 ## Why is this bad?
 ptxas 13.0: "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and higher
@@ -107,11 +109,15 @@ def _severity(
         # a branch for toolkits older than any supported one (CUDA < 11), or one a file
         # macro keeps from every supported target and toolkit (#ifndef USE_SYNC)
         return None
-    if context.arch is not None:
-        # an undecided guard leaves it unchecked; a header's include guard is none
-        if not analysis.compiled_for_arch(Target(context.arch, context.arch_suffix)):
+    if context.listed_targets:
+        # an undecided guard leaves it unchecked; a header's include guard is none. Of several
+        # targets, each build that compiles the statement counts: one where the form is
+        # removed fails, whatever the others do
+        built = [sm for sm, suffix in context.listed_targets
+                 if analysis.compiled_for_arch(Target(sm, suffix))]
+        if not built:
             return None
-        return Severity.ERROR if context.arch >= old.removed_sm else Severity.WARNING
+        return Severity.ERROR if max(built) >= old.removed_sm else Severity.WARNING
     reached = [sm for sm in ARCHES if analysis.compiled_for(Target(sm))]
     if not reached:
         return None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement
 
 __all__ = ["inputs_meant_elsewhere"]
@@ -32,7 +32,7 @@ def _binding(statement: AsmStatement) -> tuple[tuple[str, str, str], ...]:
 def inputs_meant_elsewhere(
     statement: AsmStatement,
     file_statements: Iterable[AsmStatement],
-    arch: int | None,
+    arch: int | None | Callable[[StatementAnalysis], int | None],
     cuda_version: object,
     parsed: Callable[[], object | None],
 ) -> frozenset[int]:
@@ -40,7 +40,8 @@ def inputs_meant_elsewhere(
     operand its defect was meant for (see the module's docstring); empty for a statement
     without ``#if`` inside. ``file_statements``: the file's linted statements, the branches
     among them; ``arch``, ``cuda_version`` and ``parsed`` as
-    :meth:`StatementAnalysis.misnumbered_reference` takes them."""
+    :meth:`StatementAnalysis.misnumbered_reference` takes them (``arch`` may be asked of each
+    branch's analysis: ``RuleContext.one_arch``, as PTX206 asks it of that branch)."""
     if not statement.context.branch:
         return frozenset()
     start = statement.span.start
@@ -53,7 +54,8 @@ def inputs_meant_elsewhere(
         analysis = analysis_of(other)
         if not analysis.unreferenced_operands:
             continue  # every root named here is an operand its branch leaves unnamed
-        misnumbered = analysis.misnumbered_reference(arch, cuda_version, parsed)
+        target = arch(analysis) if callable(arch) else arch
+        misnumbered = analysis.misnumbered_reference(target, cuda_version, parsed)
         if misnumbered is not None:
             meant.add(misnumbered.operand.index)
         misdirected = analysis.misdirected_read
