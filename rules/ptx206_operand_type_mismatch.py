@@ -28,7 +28,10 @@ operation, `h` (`.b16`) in `.f32`.
 nvcc declares `h` as `.b16`, `r` as `.b32`, `l` as `.b64`, `f` as `.f32` and `d` as `.f64`
 below sm_100; for sm_100 and newer it declares `f` and `d` as untyped `.b32`/`.b64` (nvcc
 13.0, measured), so `add.u32` with an `f` input is an error for sm_90a and compiles for
-sm_100a. The target is `--arch`, else the lowest one the statement's `#if` guards admit.
+sm_100a. The target is `--arch`, else the lowest one the statement's `#if` guards admit. Of
+several listed targets (`--arch sm_90a,sm_100a`), it is the lowest the statement's guards
+certainly compile it for, whose build sees the typed registers first; where no listed target is
+certain (a guard on a macro from another header), the guards decide, as without `--arch`.
 Families the instruction grammar knows are checked operand by operand, vector elements and
 packed types (`f16x2`, `bf16x2`) included, with the operand types of the matching form;
 others with the family's signature. One operand used by several instructions is one
