@@ -29,7 +29,9 @@ GPUs lists them all (`arch = ["sm_80", "sm_90a"]`, `--arch sm_80,sm_90a`): as nv
 statement once per target, it is judged for each listed target its guards compile it for, and a
 need is reported once, for the lowest listed target without it. A wgmma under
 `#if __CUDA_ARCH__ >= 900` is then silent with `["sm_80", "sm_90a"]` (the guard keeps it from
-the sm_80 build, sm_90a has it), but reported for sm_90 with `["sm_90", "sm_90a"]`.
+the sm_80 build, sm_90a has it), but reported for sm_90 with `["sm_90", "sm_90a"]`. A statement
+no `#if` guards (an sm_90a-only kernel file, a Python DSL kernel) is judged for every listed
+target: where a folder's files are built for fewer targets, its own configuration names them.
 Minimums come from the PTX ISA's target notes: `cp.async` sm_80, `ldmatrix` sm_75,
 `redux.sync` sm_80, `elect.sync`,
 `mbarrier.try_wait` and clusters (`.shared::cluster`) sm_90, `wgmma` and `setmaxnreg` sm_90a,

@@ -246,3 +246,18 @@ def test_the_language_server_reads_the_list(tmp_path: Path) -> None:
     told.clear()
     Linter(report=told.append).lint(str(source), _kernel(CP_ASYNC))
     assert any("sm_8x" in t for t in told)
+
+
+def test_a_folder_built_for_fewer_targets_names_them(tmp_path: Path) -> None:
+    (tmp_path / "ptxlint.toml").write_text('arch = ["sm_80", "sm_90a"]\n')
+    (tmp_path / "hopper").mkdir()
+    (tmp_path / "hopper" / "ptxlint.toml").write_text(
+        'extend = "../ptxlint.toml"\narch = "sm_90a"\n')
+    (tmp_path / "hopper" / "k.cu").write_text(_kernel(WGMMA))
+    (tmp_path / "k.cu").write_text(_kernel(WGMMA))
+    run = subprocess.run([sys.executable, "-m", "ptxlint", "check", "--no-cache", ".",
+                          "--select", "PTX401", "--format", "json"],
+                         capture_output=True, text=True, cwd=tmp_path, check=False)
+    [finding] = json.loads(run.stdout)["findings"]
+    assert "hopper" not in finding["path"]
+    assert "compiled for sm_80 (--arch)" in finding["message"]
