@@ -18,6 +18,7 @@ from ptxlint.engine import extract_statements
 from ptxlint.model import SourceFile
 from ptxlint.rule import RuleContext
 from tests.conftest import lint_text
+from tests.toolchain_marks import needs_cuda
 
 CP_ASYNC = 'asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g) : "memory");'
 WGMMA = 'asm volatile("wgmma.fence.sync.aligned;" ::: "memory");'
@@ -220,6 +221,30 @@ def test_native_is_resolved_inside_a_list(tmp_path: Path) -> None:
     assert resolve_arch("sm_80, native", str(smi)) == "sm_80,sm_90"
     assert resolve_arch("native", str(smi)) == "sm_90"
     assert resolve_arch("sm_80,sm_90a", str(smi)) == "sm_80,sm_90a"
+
+
+@needs_cuda
+def test_verify_compiles_each_finding_where_the_list_says(tmp_path: Path) -> None:
+    """A PTX401 finding is compiled at the target it names (ptxas refuses cp.async for sm_75);
+    another finding at the lowest listed target its statement compiles for (sm_90 of sm_90 and
+    sm_100a: nvcc declares "f" a .f32 register there, and ptxas refuses it in add.u32)."""
+    (tmp_path / "k.cu").write_text(_kernel(
+        f"{CP_ASYNC}\n"
+        'asm volatile("add.u32 %0, %1, %2;" : "=r"(r) : "f"(1.0f), "r"(s));'))
+    run = _check(tmp_path, "k.cu", "--select", "PTX401,PTX206", "--format", "json",
+                 "--verify", "--no-verify-cache", "--arch", "sm_100a,sm_75,sm_90")
+    found = {f["rule"]: f for f in json.loads(run.stdout)["findings"]}
+    assert set(found) == {"PTX401", "PTX206"}, run.stdout
+    assert "compiled for sm_75 (--arch)" in found["PTX401"]["message"]
+    assert found["PTX401"]["verification"]["status"] == "confirmed"
+    assert found["PTX401"]["verification"]["arch"] == "sm_75"
+    assert found["PTX206"]["verification"]["status"] == "confirmed"
+    assert found["PTX206"]["verification"]["arch"] == "sm_75"
+    again = _check(tmp_path, "k.cu", "--select", "PTX206", "--format", "json",
+                   "--verify", "--no-verify-cache", "--arch", "sm_100a,sm_90")
+    [finding] = json.loads(again.stdout)["findings"]
+    assert finding["verification"]["arch"] == "sm_90"
+    assert finding["verification"]["status"] == "confirmed"
 
 
 # --------------------------------------------------------------------------- language server
