@@ -231,11 +231,11 @@ class Rule:
     # engine works it out once per distinct statement and replays it, moved, on every copy
     # (ptxlint.rule_memo; four in five of flashinfer's statements are copies). It may read:
     # the statement and what it holds (template, PTX parse, operands with their types, context),
-    # the source text inside the statement's span, the RuleContext's arch, arch_suffix and
-    # options, and its file through ptxlint.file_traits only; not the path, not the file's text
-    # elsewhere, not line numbers. It may also read context.file_statements, parsed or cxx: the
-    # engine notices, and that one outcome is not memoised. A plugin rule that does not say is
-    # never memoised.
+    # the source text inside the statement's span, the RuleContext's arch, arch_suffix,
+    # targets and options, and its file through ptxlint.file_traits only; not the path, not the
+    # file's text elsewhere, not line numbers. It may also read context.file_statements, parsed
+    # or cxx: the engine notices, and that one outcome is not memoised. A plugin rule that does
+    # not say is never memoised.
     pure: ClassVar[bool] = False
     # True: a new rule whose precision on public trees is not reviewed yet. It runs only with
     # --preview (or ``preview = true``), whatever --select says, as ruff's preview rules do.
