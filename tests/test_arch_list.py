@@ -178,6 +178,15 @@ def test_configuration_list_and_show_settings(tmp_path: Path) -> None:
     shown = subprocess.run([sys.executable, "-m", "ptxlint", "check", "--show-settings", "k.cu"],
                            capture_output=True, text=True, cwd=tmp_path, check=False)
     assert 'arch = ["sm_80", "sm_90a"]' in shown.stdout
+    # --config KEY=VALUE: an unquoted comma list is the string, which lists the targets
+    override = subprocess.run([sys.executable, "-m", "ptxlint", "check", "--show-settings",
+                               "--config", "arch=sm_90,sm_75", "k.cu"],
+                              capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert 'arch = ["sm_75", "sm_90"]' in override.stdout, override.stderr
+    one = subprocess.run([sys.executable, "-m", "ptxlint", "check", "--show-settings",
+                          "--arch", "sm_90a", "k.cu"],
+                         capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert "arch = 'sm_90a'" in one.stdout  # one target is shown as before
 
 
 # --------------------------------------------------------------------------- --verify
