@@ -42,6 +42,9 @@ class RuleContext:
     # with several they stay None and "", so a reader that judges one target takes the path of
     # a run without ``arch`` unless it asks ``one_arch`` or reads the list.
     targets: tuple[tuple[int, str], ...] = ()
+    # Where ``targets`` come from, as a finding names it: "" for the configuration or --arch,
+    # "compile_commands.json" for a file's own compile command where none is configured.
+    targets_from: str = ""
 
     @property
     def listed_targets(self) -> tuple[tuple[int, str], ...]:
@@ -232,10 +235,10 @@ class Rule:
     # (ptxlint.rule_memo; four in five of flashinfer's statements are copies). It may read:
     # the statement and what it holds (template, PTX parse, operands with their types, context),
     # the source text inside the statement's span, the RuleContext's arch, arch_suffix,
-    # targets and options, and its file through ptxlint.file_traits only; not the path, not the
-    # file's text elsewhere, not line numbers. It may also read context.file_statements, parsed
-    # or cxx: the engine notices, and that one outcome is not memoised. A plugin rule that does
-    # not say is never memoised.
+    # targets, targets_from and options, and its file through ptxlint.file_traits only; not the
+    # path, not the file's text elsewhere, not line numbers. It may also read
+    # context.file_statements, parsed or cxx: the engine notices, and that one outcome is not
+    # memoised. A plugin rule that does not say is never memoised.
     pure: ClassVar[bool] = False
     # True: a new rule whose precision on public trees is not reviewed yet. It runs only with
     # --preview (or ``preview = true``), whatever --select says, as ruff's preview rules do.

@@ -9,8 +9,8 @@ A pure rule's outcome is a function of:
 - what the extractor read from elsewhere: the operands' C++ types, a constraint a macro spells,
   extraction problems, and the ``Context`` (guards, specifiers, macro, branch, dialect; of the
   enclosing function only whether there is one);
-- the file's settings (``RuleContext.arch``, ``arch_suffix``, ``targets``, ``options``) and traits
-  (ptxlint.file_traits).
+- the file's settings (``RuleContext.arch``, ``arch_suffix``, ``targets``, ``targets_from``,
+  ``options``) and traits (ptxlint.file_traits).
 
 The key holds exactly these (the types only where the rules may have read them: ``Key``), so
 a stored outcome is replayed only onto a statement that reads the same, with every offset moved
@@ -224,8 +224,8 @@ class FileKeys:
             except TypeError:  # option names that do not sort: the order as given
                 options = repr(list(context.options.items()))
             self.settings = _SETTINGS.number(
-                (pure, context.arch, context.arch_suffix, context.targets, options,
-                 traits(source))
+                (pure, context.arch, context.arch_suffix, context.targets, context.targets_from,
+                 options, traits(source))
             )
         self.watched = watch(context)
         # Context objects are shared by the statements of a function (frontends.cxx.extract): each

@@ -15,8 +15,14 @@ def _toml_list(values: Sequence[str]) -> str:
     return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
 
-def settings_text(path: str, settings: FileSettings, rules: Sequence[type[Rule]]) -> str:
+def settings_text(path: str, settings: FileSettings, rules: Sequence[type[Rule]],
+                  build: tuple[tuple[str, ...], str] = ((), "")) -> str:
+    """``build``: the file's targets from the compile database, and the database's path (the
+    targets apply where the configuration names no arch)."""
     config = settings.config
+    arch_line = _arch_line(config.arch)
+    if not config.arch and build[0]:
+        arch_line = f"{_arch_line(build[0])}  # from {printable_name(build[1])}"
     if settings.sources:
         where = printable_name(settings.sources[0]) + "".join(
             f"\n#   extends {printable_name(s)}" for s in settings.sources[1:])
@@ -30,7 +36,7 @@ def settings_text(path: str, settings: FileSettings, rules: Sequence[type[Rule]]
                                                    else ""),
         f"extend-select = {_toml_list(config.extend_select)}",
         f"ignore = {_toml_list(config.ignore)}",
-        _arch_line(config.arch),
+        arch_line,
         f"extensions = {_toml_list(config.extensions) if config.extensions else '(default)'}",
         f"exclude = {_toml_list(config.exclude)}",
         f"force-exclude = {'true' if settings.force_exclude else 'false'}",

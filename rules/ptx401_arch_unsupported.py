@@ -32,6 +32,7 @@ need is reported once, for the lowest listed target without it. A wgmma under
 the sm_80 build, sm_90a has it), but reported for sm_90 with `["sm_90", "sm_90a"]`. A statement
 no `#if` guards (an sm_90a-only kernel file, a Python DSL kernel) is judged for every listed
 target: where a folder's files are built for fewer targets, its own configuration names them.
+Without an `arch`, a file the compile database compiles is judged for its command's targets.
 Minimums come from the PTX ISA's target notes: `cp.async` sm_80, `ldmatrix` sm_75,
 `redux.sync` sm_80, `elect.sync`,
 `mbarrier.try_wait` and clusters (`.shared::cluster`) sm_90, `wgmma` and `setmaxnreg` sm_90a,
@@ -205,7 +206,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                     failed.add(key)
                     yield instruction, need, self._found(
                         statement, instruction, f"{problem}{_why(statement, instruction, need)}",
-                        target, "--arch"
+                        target, context.targets_from or "--arch"
                     )
             reported |= failed
 

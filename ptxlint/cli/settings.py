@@ -199,7 +199,13 @@ def show(args: argparse.Namespace) -> int | None:
         path = args.stdin_filename if args.paths == [stdin_input.STDIN] else args.paths[0]
         if not path:
             raise UsageError("--show-settings with '-' needs --stdin-filename")
-        sys.stdout.write(show.settings_text(path, args.resolver.for_path(path), args.rule_classes))
+        found = args.resolver.for_path(path)
+        database = tier2(args, found.config).compile_commands
+        from ptxlint.tier2 import build_targets
+
+        targets = build_targets.targets_of(build_targets.load(database), path)
+        sys.stdout.write(show.settings_text(path, found, args.rule_classes,
+                                            (targets, database or "")))
         return EXIT_OK
     if args.show_files:
         root = args.resolver.for_paths(args.paths)

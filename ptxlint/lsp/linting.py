@@ -34,10 +34,14 @@ from ptxlint.registry import load_rules, preview_ids
 from ptxlint.retired import selection_warning
 from ptxlint.rule import Rule, RuleContext
 from ptxlint.run.discover import DEFAULT_EXTENSIONS
+from ptxlint.tier2 import build_targets
+from ptxlint.tier2.build_targets import BuildTargets
 
 # Files whose change can change any file's configuration.
-# CMakeLists.txt: the oldest toolkit (min-cuda-version) and a folder's toolkit gate (PTX403)
-CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml", "CMakeLists.txt"})
+# CMakeLists.txt: the oldest toolkit (min-cuda-version) and a folder's toolkit gate (PTX403);
+# compile_commands.json: each translation unit's targets where no arch is configured
+CONFIG_BASENAMES = frozenset({"pyproject.toml", "ptxlint.toml", ".ptxlint.toml", "CMakeLists.txt",
+                              "compile_commands.json"})
 
 
 class Setup(NamedTuple):
@@ -46,6 +50,8 @@ class Setup(NamedTuple):
     config: Config
     selector: RuleSelector
     context: RuleContext
+    # each translation unit's targets, from the compile database found as `ptxlint check` finds it
+    build: BuildTargets = {}
 
 
 REFUSALS_KEPT = 8  # documents whose quick fixes' verdicts are kept
@@ -112,10 +118,15 @@ class Linter:
         return self._folder_config[folder]
 
     def setup(self, path: str) -> Setup:
+        """The settings ``path`` is linted with: its configuration's, with the targets of its
+        compile command where that names no arch."""
         config_path = self.config_path(path)
         if config_path not in self._setups:
             self._setups[config_path] = self._load(config_path)
-        return self._setups[config_path]
+        found = self._setups[config_path]
+        if not found.build:
+            return found
+        return found._replace(context=build_targets.applied(found.context, found.build, path))
 
     def _load(self, config_path: str | None) -> Setup:
         try:
@@ -145,7 +156,19 @@ class Linter:
             mismatch = arch_toolkit_warning(sm, suffix, options)
             if mismatch is not None:
                 self._tell(mismatch)
-        return Setup(config, selector, RuleContext(**targets, options=options))
+        return Setup(config, selector, RuleContext(**targets, options=options),
+                     self._build_targets(config))
+
+    def _build_targets(self, config: Config) -> BuildTargets:
+        if config.arch:
+            return {}  # a configured arch wins: the database is not read
+        from ptxlint.tier2 import locate
+
+        try:
+            found = locate.locate(None, config.root)
+        except locate.CompileDbError:
+            return {}
+        return build_targets.load(str(found)) if found is not None else {}
 
     def toolkit(self, path: str) -> object:
         """The toolkit ``path`` is linted for (its ``cuda_version`` rule option, the default

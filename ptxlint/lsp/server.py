@@ -51,7 +51,8 @@ T = TypeVar("T")
 
 DEFAULT_DEBOUNCE_S = 0.150
 STARTUP_WAIT_S = 30.0  # the longest `initialize` waits for the lint workers to load
-CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml", "**/CMakeLists.txt")
+CONFIG_GLOBS = ("**/pyproject.toml", "**/ptxlint.toml", "**/.ptxlint.toml", "**/CMakeLists.txt",
+                "**/compile_commands.json")
 
 
 @dataclass

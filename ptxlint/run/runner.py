@@ -55,6 +55,8 @@ from ptxlint.run.outcome import UNLINTED, FileOutcome, file_outcome, merge
 from ptxlint.run.packed_source import pack
 from ptxlint.run.pool import Feed
 from ptxlint.run.progress import Progress
+from ptxlint.tier2 import build_targets
+from ptxlint.tier2.build_targets import BuildTargets
 
 if TYPE_CHECKING:
     from ptxlint.config_discovery import ConfigResolver
@@ -207,7 +209,8 @@ def _init_worker(
     headers.set_include_dirs(tier2.include_dirs)
     headers.keep_header_digests(False)  # the main process records what results depend on
     _WORKER["cache"] = cache
-    _WORKER["tier2"] = tier2.session()
+    session = _WORKER["tier2"] = tier2.session()
+    _WORKER["build"] = _build_targets(tier2, session)
     _WORKER["rules"] = instantiate(classes)
     # the main process's own selector: a worker judges each rule as a lint here would
     _WORKER["selector"] = selector
@@ -301,6 +304,7 @@ def _work(job: _Job) -> FileOutcome:
         _WORKER["selector"],  # type: ignore[arg-type]
         _WORKER["context"],  # type: ignore[arg-type]
         _WORKER["resolver"],  # type: ignore[arg-type]
+        _WORKER["build"],  # type: ignore[arg-type]
     )
     if job.parts:
         return file_parts.lint_part_job(
@@ -457,16 +461,25 @@ def _rules_key(selector: RuleSelector, rule_classes: Sequence[type[Rule]], path:
 
 def _context_key(context: RuleContext) -> str:
     return repr((context.arch, context.arch_suffix, sorted(context.options.items(), key=str),
-                 context.targets))
+                 context.targets, context.targets_from))
 
 
 def _settings_for(
-    path: str, selector: RuleSelector, context: RuleContext, resolver: ConfigResolver | None
+    path: str, selector: RuleSelector, context: RuleContext, resolver: ConfigResolver | None,
+    build: BuildTargets | None = None,
 ) -> tuple[RuleSelector, RuleContext]:
-    if resolver is None:
-        return selector, context
-    settings = resolver.for_path(path)  # configuration per file
-    return settings.selector, settings.context
+    if resolver is not None:
+        settings = resolver.for_path(path)  # configuration per file
+        selector, context = settings.selector, settings.context
+    return selector, build_targets.applied(context, build, path)
+
+
+def _build_targets(tier2: Tier2Settings, session: Tier2Session | None) -> BuildTargets:
+    """Each translation unit's targets from the compile database, read once per process: the
+    Tier-2 session's copy where this process has one."""
+    if session is not None and session.db is not None:
+        return build_targets.of_database(session.db)
+    return build_targets.load(tier2.compile_commands)
 
 
 def _key(
@@ -625,6 +638,7 @@ class _Run:
         self.serial = jobs <= 1 or fix_mode is not None
         self.rules: list[Rule] | None = None  # instantiated for the first file linted here
         self.session = tier2.session() if self.serial else None
+        self.build = _build_targets(tier2, self.session)
         self.feed: Feed[_Job, FileOutcome] | None = None
         if not self.serial:
             ids = tuple(r.id for r in rule_classes)
@@ -663,8 +677,9 @@ class _Run:
     def _settings(self, path: str) -> tuple[RuleSelector, RuleContext]:
         """``_settings_for`` of a file of this run."""
         if self.settings is None:
-            return self.selector, self.context
-        return self.settings.rules_for(path)
+            return self.selector, build_targets.applied(self.context, self.build, path)
+        selector, context = self.settings.rules_for(path)
+        return selector, build_targets.applied(context, self.build, path)
 
     def _take(self, position: int, path: str) -> FileOutcome | None:
         """The file's outcome when this process has it now; None when it went to the pool."""
