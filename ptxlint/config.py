@@ -359,8 +359,9 @@ SETTINGS: tuple[Setting, ...] = (
         "target; a finding names the lowest target it fails for. The list is every file's: a "
         "folder whose files are built for fewer targets (sm_90a kernels) names them in its own "
         "configuration (extend = \"../ptxlint.toml\" and its arch), which applies to the "
-        "files under it. Without it, a statement is "
-        "checked against the targets its guards allow. --arch replaces it, comma-separated "
+        "files under it. Without it, a file the compile database compiles (Tier 2) is judged "
+        "for the targets of its command (one per -gencode arch=, or -arch), and any other "
+        "statement against the targets its guards allow. --arch replaces it, comma-separated "
         "for several (--arch sm_80,sm_90a; --arch native asks nvidia-smi). A target "
         "cuda-version's nvcc does not compile for (sm_70 from CUDA 13.0 on, sm_110 before it) "
         "is still judged, with a warning.",
