@@ -388,6 +388,9 @@ REPOS: tuple[str, ...] = (
     "wenssir+flash-attention", "junstar92+cuda-kernel-study", "maxxfuu+CUDA-Kernels",
     "MagellaX+StreamAttn", "santiweide+flash-attention-impls", "ogiroux+freestanding",
     "alek76-2+VanitySearch", "zcoinofficial+ccminer",
+    # mined for the sixteenth unseen round (tests/data/fixed_bugs.toml: "unseen projects,
+    # sixteenth round"); every modification reviewed blind
+    "Qalander+KeyHunt-Cuda",
 )
 
 CXX_SUFFIXES = (
