@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from ptxlint.rule import RuleContext
     from ptxlint.tier2.compile_db import CompileDb
 
-# nvcc's and clang's spellings of the one target option (``-arch=sm_90a``, ``--cuda-gpu-arch``)
-_ARCH_FLAGS = ("-arch", "--gpu-architecture", "--cuda-gpu-arch", "--offload-arch")
-_GENCODE_FLAGS = ("-gencode", "--generate-code")
 _TARGET = re.compile(r"(?:sm|compute)_(\d+[af]?)\Z")
 _KEY = re.compile(r"(arch|code)=(\[[^\]]*\]|[^,]*)")
 
@@ -34,17 +31,13 @@ def command_targets(argv: Sequence[str]) -> tuple[str, ...]:
     """The targets of one compile command (``argv[0]`` the compiler), normalized and in
     ascending target order; values ptxlint's tables do not know (``native``, ``all``, a
     target newer than they are) are left out. Empty: the command names none."""
-    values: list[str] = []
-    args = list(argv[1:])
-    for i, a in enumerate(args):
-        following = args[i + 1] if i + 1 < len(args) else ""
-        name, equals, joined = a.partition("=")
-        value = joined if equals else following
-        if name in _ARCH_FLAGS:
-            values += value.split(",")
-        elif name in _GENCODE_FLAGS:
-            values += _gencode_passes(value)
     from ptxlint.config import normalize_arch_list
+    from ptxlint.tier2.flags import target_values
+
+    values: list[str] = []
+    for value in target_values(argv):
+        # a -gencode value has arch=/code= keys; -arch and clang's flags list targets by commas
+        values += _gencode_passes(value) if "=" in value else value.split(",")
 
     known: list[str] = []
     for value in values:

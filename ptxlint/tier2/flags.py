@@ -73,6 +73,7 @@ _DROP_WITH_VALUE = {
     "-dopt",
 }
 _ARCH_FLAGS = ("-arch", "--gpu-architecture", "--cuda-gpu-arch", "--offload-arch")
+_GENCODE_FLAGS = ("-gencode", "--generate-code")
 _STD = re.compile(r"^(?:-std|--std)=(?P<std>.+)$")
 _ARCH_VALUE = re.compile(r"(?:sm|compute)_(?P<num>\d+)(?P<suffix>[af]?)")
 
@@ -149,15 +150,9 @@ def translate(
         elif a in ("-std", "--std") and nxt is not None:
             std = str(nxt)
             step = 2
-        elif a in _ARCH_FLAGS or any(a.startswith(f + "=") for f in _ARCH_FLAGS):
-            value = (nxt or "") if a in _ARCH_FLAGS else a.partition("=")[2]
-            step = 2 if a in _ARCH_FLAGS else 1
+        elif (target := target_argument(a, nxt)) is not None:
+            value, step = target
             archs.append(_pick_arch(value) or "")
-        elif a in ("-gencode", "--generate-code"):
-            archs.append(_pick_arch(nxt or "") or "")
-            step = 2
-        elif a.startswith(("-gencode=", "--generate-code=")):
-            archs.append(_pick_arch(a.partition("=")[2]) or "")
         elif a in _DROP_WITH_VALUE:
             dropped += [a] + ([nxt] if nxt is not None else [])
             step = 2
@@ -182,6 +177,34 @@ def translate(
     for folder in include_dirs:
         args_out += ["-isystem", folder]
     return ClangFlags(tuple(args_out), chosen, archs=distinct, dropped=tuple(dropped))
+
+
+def target_argument(arg: str, following: str | None) -> tuple[str, int] | None:
+    """Where ``arg`` names the command's GPU target (``-arch sm_90a``, ``-gencode=arch=...``,
+    clang's ``--cuda-gpu-arch``): its value as written and how many arguments it takes; else
+    None. libclang's flags and each file's targets (``build_targets``) read the one spelling."""
+    if arg in _ARCH_FLAGS or arg in _GENCODE_FLAGS:
+        return following or "", 2
+    name, equals, value = arg.partition("=")
+    if equals and (name in _ARCH_FLAGS or name in _GENCODE_FLAGS):
+        return value, 1
+    return None
+
+
+def target_values(argv: Sequence[str]) -> list[str]:
+    """The value of each GPU-target argument of a compile command (``argv[0]`` the compiler),
+    as written: ``sm_90a``, ``sm_80,sm_90``, ``arch=compute_80,code=sm_80``."""
+    args = list(argv[1:])
+    values: list[str] = []
+    i = 0
+    while i < len(args):
+        target = target_argument(args[i], args[i + 1] if i + 1 < len(args) else None)
+        if target is None:
+            i += 1
+            continue
+        values.append(target[0])
+        i += target[1]
+    return values
 
 
 def for_arch(flags: ClangFlags, arch: str) -> tuple[str, ...]:
