@@ -98,3 +98,31 @@ def test_one_defect_one_finding() -> None:
         else:  # the clean twin of one may hold the other's defect, marked so
             assert all(f.rule != own and f"{f.rule}'s" in text.splitlines()[
                 text.count("\n", 0, f.span.start)] for f in findings), name
+
+
+def test_a_chain_of_locals_assigned_several_times_is_read_once_per_local(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generated code (flashinfer's 4 MB ``cake_sampling`` kernels) reassigns locals each from
+    the one before; each local read anew at each use was one read per path through the chain,
+    exponential in its length (hours on one file). Counted in reads of a local, not in time:
+    at most one per local and depth."""
+    from ptxlint.analysis import lane_sets
+
+    reads = 0
+    read = lane_sets._LaneValues._name
+
+    def counted(self: lane_sets._LaneValues, *args: object) -> object:
+        nonlocal reads
+        reads += 1
+        return read(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lane_sets._LaneValues, "_name", counted)
+    chain = "unsigned v0 = threadIdx.x & 31;\n" + "".join(
+        f"unsigned v{i} = v{i - 1} + v{i - 1};\nv{i} = v{i - 1} & 31;\n" for i in range(1, 40))
+    assert _lanes(chain + "if (v39 < 4) { P; }") is None  # two values: not one set of lanes
+    assert 0 < reads <= 40 * (lane_sets._DEPTH + 1)
+    # the same chain with one value per local is still read through to the lane
+    reads = 0
+    single = "unsigned v0 = threadIdx.x & 31;\n" + "".join(
+        f"unsigned v{i} = v{i - 1} & 31;\n" for i in range(1, 6))
+    assert _lanes(single + "if (v5 < 4) { P; }") == ("0-3", "")

@@ -194,6 +194,12 @@ class _LaneValues:
         self.flow = flow
         self.call_depth = call_depth
         self.classifier = Classifier(flows, flow, call_depth)
+        # each local's value by (spelling, depth): a local's values are read anew where each
+        # use is met, so a chain of locals each assigned several times, each from the one
+        # before, was read once per path through the chain, exponential in its length (a
+        # generated 4 MB flashinfer kernel ran for hours); the depth is part of the key, so
+        # every answer is the one the depth-bounded read gives
+        self.names: dict[tuple[str, int], _Values | str | None] = {}
 
     def admitted(self, condition: Node | None) -> int | None:
         """The lanes in which ``condition`` holds."""
@@ -256,8 +262,14 @@ class _LaneValues:
         return inner
 
     def name(self, node: Node, depth: int) -> _Values | str | None:
+        text = self.flow.text(node)
+        key = (text, depth)
+        if key not in self.names:
+            self.names[key] = self._name(node, text, depth)
+        return self.names[key]
+
+    def _name(self, node: Node, text: str, depth: int) -> _Values | str | None:
         flow = self.flow
-        text = flow.text(node)
         name = text.split("::")[-1]
         if name in flow.parameters or name in flow.template_parameters:
             return None  # the same in every lane, but which value is not known
