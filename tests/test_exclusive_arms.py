@@ -3,9 +3,14 @@ another role's arm, or an mbarrier wait nothing has track the copy, covers no co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import lint_text
+from ptxlint.analysis.function_flow import FileFlows
+from ptxlint.engine import extract_statements
+from ptxlint.model import SourceFile
+from tests.conftest import FIXTURES, lint_text
 
 # One warp copies its tile and commits; the wait that would cover it sits in the next role's
 # `if`, which that warp never takes. ROLE_DECL, SECOND and BETWEEN vary per case.
@@ -165,3 +170,44 @@ def test_a_wgmma_wait_in_another_groups_arm_is_not_its_wait() -> None:
 def test_a_wgmma_waited_in_its_own_arm_is_clean() -> None:
     wait = 'asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");'
     assert lint_text(WG_ROLES.replace("FIRST_WAIT", wait), select=("PTX606",)) == []
+
+# the PTX608 fixture's helpers: expect_tx, bulk_load, bar_wait
+_HELPERS = (Path(FIXTURES) / "rules" / "PTX608_bad.cu").read_text(encoding="utf-8").split(
+    "__global__", 1)[0]
+
+
+def _kernel(body: str) -> str:
+    return (_HELPERS + "__global__ void k(const float* g) {\n"
+            "  __shared__ alignas(128) float tile[1024];\n  __shared__ uint64_t bar;\n"
+            "  const int warp = threadIdx.x / 32;\n" + body + "\n}\n")
+
+
+def _exclusive(text: str, first: str, second: str) -> bool:
+    extracted = extract_statements(SourceFile("k.cu", text))
+    assert extracted.parsed is not None
+    flows = FileFlows(extracted.parsed, tuple(extracted.statements))
+    data = text.encode()
+    a, b = data.index(first.encode()), data.index(second.encode())
+    flow = flows.function_at(a)
+    assert flow is not None
+    return flow.exclusive(a, b)
+
+
+def test_role_ifs_one_after_the_other_are_exclusive_and_a_point_never_with_itself() -> None:
+    text = _kernel("  if (warp == 0) { bulk_load(tile, g, 64, &bar); }\n"
+                   "  if (warp == 1) { bar_wait(&bar, 0); }")
+    assert _exclusive(text, "bulk_load(tile", "bar_wait(&bar")
+    assert not _exclusive(text, "bulk_load(tile", "bulk_load(tile")
+
+
+def test_an_if_around_both_points_separates_nothing() -> None:
+    """Nested role ifs, as tree-sitter reads ``#if``/``#else`` halves that each open one (a
+    generated flashinfer kernel): PTX608 found the expect-tx exclusive with itself, lost it
+    from its own phase and raised ValueError. The three steps share both ifs: one phase."""
+    text = _kernel("  if (warp == 9) {\n  if (warp == 10) {\n"
+                   "    expect_tx(&bar, 256);\n    bulk_load(tile, g, 128, &bar);\n"
+                   "    bar_wait(&bar, 0);\n  }\n  }")
+    assert not _exclusive(text, "expect_tx(&bar", "expect_tx(&bar")
+    assert not _exclusive(text, "expect_tx(&bar", "bulk_load(tile")
+    findings = lint_text(text, "k.cu", select=("PTX608",))
+    assert [(f.rule, "expects 256 bytes" in f.message) for f in findings] == [("PTX608", True)]

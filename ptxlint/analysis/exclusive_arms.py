@@ -63,10 +63,15 @@ def disjoint_arms(flow: Flow, a: int, b: int) -> bool:
             tests[at] = _equality(flow, arms[1])
         return tests[at]
 
-    around_a = [arms for arms in flow.ifs if arms[2][0] <= a < arms[2][1]]
+    # an arm around both points separates nothing: with ``#if``/``#else`` halves that each
+    # open a role's ``if``, the tree nests ``if (warp == 10)`` inside ``if (warp == 9)``, and
+    # a point in both was found exclusive with itself (PTX608 then lost its own step)
+    around_a = [arms for arms in flow.ifs if arms[2][0] <= a < arms[2][1]
+                and not arms[2][0] <= b < arms[2][1]]
     if not around_a:
         return False
-    around_b = [arms for arms in flow.ifs if arms[2][0] <= b < arms[2][1]]
+    around_b = [arms for arms in flow.ifs if arms[2][0] <= b < arms[2][1]
+                and not arms[2][0] <= a < arms[2][1]]
     for first in around_a:
         tested = tested_by(first)
         if tested is None:
