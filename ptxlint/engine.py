@@ -653,6 +653,10 @@ class RuleCrash(Exception):
         self.finding = finding
 
 
+# how much of an exception's text an internal-error message quotes
+_SAID = 200
+
+
 def _internal_error(
     source: SourceFile, stage: str, statement: AsmStatement | None, exc: BaseException
 ) -> Finding:
@@ -666,8 +670,12 @@ def _internal_error(
     location = f" at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}" if where else ""
     span = statement.span if statement is not None else Span(0, 0)
     what = f"rule {stage}" if statement is not None else stage
+    said = str(exc)
+    if len(said) > _SAID:
+        # ``x is not in list`` prints the whole model object: 30 KB of one line
+        said = said[:_SAID] + "…"
     text = (
-        f"{what} raised {type(exc).__name__}: {exc}{location}"
+        f"{what} raised {type(exc).__name__}: {said}{location}"
         + (f" while checking the asm statement on line {statement.line}" if statement else "")
         + "; please report this"
     )

@@ -91,6 +91,22 @@ def test_rule_that_raises_becomes_internal_error(tmp_path, capsys, monkeypatch) 
     assert "PTX102" in err["message"] and "kaboom" in err["message"] and "line 3" in err["message"]
 
 
+def test_an_internal_error_quotes_the_start_of_a_long_exception_text(
+        tmp_path, capsys, monkeypatch) -> None:
+    """``list.index`` names the missing object in full: one model object is 30 KB of text."""
+    from ptxlint_rules.ptx102_missing_memory_clobber import MissingMemoryClobber
+
+    def boom(self, statement, context):
+        raise ValueError("Step(" + "x" * 30_000 + ") is not in list")
+
+    monkeypatch.setattr(MissingMemoryClobber, "check", boom)
+    (tmp_path / "bad.cu").write_text(BAD)
+    _, doc = run_json([str(tmp_path)], capsys)
+    err = next(f for f in doc["findings"] if f["rule"] == "internal-error")
+    assert "ValueError: Step(xxx" in err["message"] and "…" in err["message"]
+    assert len(err["message"]) < 400 and err["message"].endswith("please report this")
+
+
 def test_inline_suppression(tmp_path, capsys) -> None:
     text = BAD.replace("  asm(", "  // ptxlint: ignore[PTX001]\n  asm(")
     (tmp_path / "a.cu").write_text(text)
