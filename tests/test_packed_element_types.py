@@ -92,6 +92,13 @@ def test_on_a_gpu_f16_one_is_read_as_bf16_0_0078125(tmp_path) -> None:
     ("0", "bf16x2", False),
     ("0x80008000", "bf16x2", False),    # -0.0 in both
     ("0x3C00", "bf16", True),
+    # bf16 2^112 and 2^120: exponent rebias factors (f16/e5m2, e4m3 -> bf16), not the
+    # f16 30720 and 61440 they read as; 2^-112 reads as no round f16 number either
+    ("0x77807780u", "bf16x2", False),
+    ("2004907904", "bf16x2", False),
+    ("0x7B80", "bf16", False),
+    ("0x07800780", "bf16x2", False),
+    ("0x5F005F00", "bf16x2", True),     # f16 {448, 448} read as bf16 {2^63, 2^63}
 ])
 def test_a_constant_is_judged_by_the_format_it_reads_round_in(literal: str, slot: str,
                                                              flagged: bool) -> None:

@@ -216,6 +216,27 @@ def constant_reading(expression: str, ptx_type: str) -> ConstantReading | None:
     other = next(f for f in _HALF_FORMATS if f != want)
     slot = tuple(_decode(h, want) for h in halves)
     others = tuple(_decode(h, other) for h in halves)
-    if any(_round(v) for v in slot) or not all(_round(v) for v in others):
+    if any(_round(v) for v in slot) or not all(_round(v) for v in others) \
+            or all(_rebias(v, want) for v in slot):
         return None
     return ConstantReading(value, slot, other, others)
+
+
+# The exponent biases of the narrower float formats whose bits code shifts into a 16-bit
+# float's fields: f16 and e5m2 (15), e4m3 (7), e3m2 (3), e2m3 and e2m1 (1)
+_NARROW_BIASES = (15, 7, 3, 1)
+_BIAS = {"f16": 15, "bf16": 127}
+
+
+def _rebias(value: float, fmt: str) -> bool:
+    """``value`` is ±2^(bias of ``fmt`` − bias of a narrower format), or its reciprocal:
+    the factor that corrects the exponent of bits shifted into ``fmt``'s fields. flashinfer
+    turns e2m1 into bf16 by shifting the f16 bits right by 3 and multiplying by bf16
+    0x7780 = 2^112 (127 − 15), which the f16 reading calls 30720; the f16 misreads these
+    exempt are 30720 and 61440, no constant anyone writes."""
+    if value == 0 or not math.isfinite(value):
+        return False
+    mantissa, exponent = math.frexp(abs(value))
+    shift = abs(exponent - 1)
+    return mantissa == 0.5 and shift > 16 and any(
+        shift == _BIAS[fmt] - bias for bias in _NARROW_BIASES)
