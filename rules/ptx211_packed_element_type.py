@@ -42,7 +42,9 @@ An integer constant in such an operand is judged by the numbers it encodes: when
 non-zero half reads as a round number (a multiple of 1/16 up to 65536: 1.0, 0.5, -64, 1024)
 in the other 16-bit format and as none in the instruction's, it is that format's encoding
 written for the wrong instruction: `0x3C003C00` (f16 {1, 1}) in a `.bf16` mma fragment is
-{2^-7, 2^-7} (`ptxlint.analysis.element_types.constant_reading`).
+{2^-7, 2^-7} (`ptxlint.analysis.element_types.constant_reading`). A power of two that
+corrects an exponent bias is no misread: bf16 2^112 (`0x7780`) and 2^120 (`0x7B80`) turn
+f16/e5m2 and e4m3 bits shifted into bf16's fields into their values.
 
 The operand types come from the instruction: its type for arithmetic (`fma.rn.bf16x2` reads
 bf16x2 everywhere), source and destination types for `cvt`, and `mma`'s d/a/b/c types. An
