@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.flow_syntax import subscript_in, subscript_of
 from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, steps_of_kind
 from ptxlint.analysis.group_counts import left_pending
 from ptxlint.model import AsmStatement, Finding, Severity
@@ -45,6 +46,46 @@ def _sole_writer(flow: FunctionFlow, mma: Step, name: str) -> bool:
                    for s in flow.steps)
 
 
+def _elements(flow: FunctionFlow, mma: Step, name: str) -> frozenset[int] | None:
+    """The constant indices through which ``mma``'s own asm statement binds its registers to
+    elements of the array ``name`` (``"r"(p[0]), "r"(p[(4) + 1])``); ``None`` where one is no
+    constant element of it, or the wgmma is a helper's (its operands name the parameters)."""
+    if mma.call is not None:
+        return None
+    operands = mma.statement.operands
+    found: set[int] = set()
+    for register in mma.event.registers:
+        if register.ref is None or register.ref >= len(operands):
+            return None
+        expression = operands[register.ref].expression
+        if base_name(expression) != name:
+            continue
+        subscript = subscript_in(expression)
+        index = flow.constant(subscript[1]) if subscript and subscript[0] == name else None
+        if index is None:
+            return None
+        found.add(index)
+    return frozenset(found) if found else None
+
+
+def _subscript_at(flow: FunctionFlow, byte: int, name: str) -> tuple[str, str] | None:
+    """The subscript ``name[i]`` whose use of ``name`` begins at ``byte``."""
+    node = flow.node.descendant_for_byte_range(byte, byte + len(name.encode()))
+    return subscript_of(node.parent) if node is not None and node.parent is not None else None
+
+
+def _other_element(flow: FunctionFlow, mma: Step, name: str,
+                   subscript: tuple[str, str] | None) -> bool:
+    """``subscript`` is a constant element of ``name`` that ``mma`` does not bind: an array's
+    elements live in registers of their own once its indices are constants (A fragments
+    ``p[0..3]`` for one wgmma, ``p[4..7]`` filled for the next)."""
+    if subscript is None or subscript[0] != name:
+        return False
+    index = flow.constant(subscript[1])
+    used = _elements(flow, mma, name) if index is not None else None
+    return used is not None and index not in used
+
+
 def early_access(
     flow: FunctionFlow, mma: Step
 ) -> tuple[int, str, str, Step | None] | None:
@@ -72,11 +113,17 @@ def early_access(
         if start <= mma.start or not statement.ptx.instructions or any(
                 i.opcode == "wgmma" for i in statement.ptx.instructions):
             continue
-        used = [n for o in statement.operands if (n := base_name(o.expression)) in names]
-        if used and used[0] is not None:
-            found.append((start, used[0], "asm", True))
+        used = [(n, o.expression) for o in statement.operands
+                if (n := base_name(o.expression)) in names]
+        others = [n for n, expression in used
+                  if not _other_element(flow, mma, n, subscript_in(expression))]
+        if others and others[0] is not None:
+            found.append((start, others[0], "asm", True))
     for byte, name, how, element in sorted(found):
         if flow.exclusive(mma.start, byte) or flow.lambda_at(byte) != flow.lambda_at(mma.start):
+            continue
+        if element and how != "asm" and _other_element(flow, mma, name, _subscript_at(
+                flow, byte, name)):
             continue
         waits = _waits(flow, mma, byte)
         if (waits is not None and any(left_pending(flow, mma, w) is None for w in waits)) or \
@@ -110,7 +157,9 @@ helpers); a use is a C++ read or write of one, or another asm statement on it. A
 `wgmma.mma_async` on the same accumulators is not a use (the ISA allows the chain), nor an
 asm with no instruction (a register fence such as `warpgroup_fence_operand`), nor moving a
 pointer the accumulators are elements behind (`acc = acc_base;`, `acc += 64;` where `acc` is
-declared `float*`): that changes the pointer, not a register. Where a
+declared `float*`): that changes the pointer, not a register. Nor is a use of a constant
+element the `wgmma.mma_async` does not bind (it reads `p[0]`..`p[3]`; code fills `p[4]` for
+the next one): with constant indices each element is a register of its own. Where a
 variable cannot be named, or a call ptxlint cannot read lies before the use (the wait may be
 there: CUTLASS's `warpgroup_wait<N>()`), the rule is silent. A commit or wait no run that
 takes the `wgmma.mma_async` reaches is not one of its: one in the other arm of its `if`, or in

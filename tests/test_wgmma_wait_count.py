@@ -112,3 +112,35 @@ def test_an_element_an_older_group_may_have_filled_is_silent() -> None:
     for body in (turns, both):
         text = KERNEL.replace("BODY", "float acc[2][4] = {};\n" + body)
         assert lint_text(text, "k.cu", select=("PTX606",)) == [], body
+
+
+A_FRAGMENT = r"""
+#include <cstdint>
+__global__ void k(float* out, uint64_t b, unsigned x) {
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+  unsigned p[8];
+  for (int j = 0; j < 8; ++j) p[j] = x + j;
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, 1, 1, 1, 1;"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(p[0]), "r"(p[1]), "r"(p[(0) + 2]), "r"(p[3]), "l"(b));
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  ACCESS
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  out[threadIdx.x] = d[0];
+}
+"""
+
+
+def test_a_constant_element_the_wgmma_does_not_bind_is_another_register() -> None:
+    """Generated flashinfer kernels fill the next wgmma's A fragment (``p[4..7]``) while this
+    one, on ``p[0..3]``, runs: 264 PTX606 errors, none a register it reads."""
+    def messages(access: str) -> list[str]:
+        return [f.message for f in lint_text(A_FRAGMENT.replace("ACCESS", access), "k.cu",
+                                             select=("PTX606",))]
+
+    assert messages("p[4] = x;") == []
+    assert messages('asm("mov.b32 %0, 1;" : "=r"(p[5]));') == []
+    for access in ("p[2] = x;", 'asm("mov.b32 %0, 1;" : "=r"(p[1]));', "p[x & 3] = x;"):
+        found = messages(access)
+        assert len(found) == 1 and "`p`" in found[0], access
