@@ -75,6 +75,8 @@ split that the uniform conditions on the way rule out: the else arm of
 or the `elect_one_sync()` of `else if (warp == 1 && elect_one_sync())`, which C++ evaluates
 only once `warp == 1` held, is reached by warp 1 whole. The rule
 assumes full warps of a one-dimensional block, as every full-mask collective already does.
+An `if` arm that a brace in an `#if` branch may close before the collective is not taken as
+holding it: which configuration compiles, the text does not say.
 
 ## Why is this bad?
 The PTX ISA makes it undefined. For `mma`, `ldmatrix`, `stmatrix`, `wgmma` and every other

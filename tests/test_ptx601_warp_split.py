@@ -108,3 +108,50 @@ def test_a_shuffle_in_each_arm_of_a_lane_split_is_not_reported() -> None:
 def test_the_lanes_of_a_mask_meet_across_the_two_arms(tmp_path: Path) -> None:
     out = gpu_program(str(tmp_path), BOTH_ARMS, "-arch=sm_80", "-O3")()
     assert out.split() == ["1", "0"]  # every thread got its partner's value
+
+
+
+def test_an_arm_a_directive_branch_may_close_is_in_doubt() -> None:
+    """``if (c) {`` ``#if !S`` ``}`` ``{ ...shfl... `` ``#endif`` ``}``: without S the ``if``
+    closes in the ``#if`` branch and the whole warp runs the shuffle, yet tree-sitter's
+    recovery may nest the block in the arm (a generated flashinfer kernel: 29 PTX601 errors).
+    PTX601 takes such an arm as no certain split (``divergence._arm_in_doubt``)."""
+    from ptxlint.frontends.split_conditionals import closes_before
+
+    split = (b"if (elect()) {\n  arrive();\n#if !S\n}\n{\n  SHFL;\n#endif\n}\n")
+    assert closes_before(split, split.index(b"{"), split.index(b"SHFL"))
+    for whole in (b"if (elect()) {\n#if X\n  a();\n#endif\n  SHFL;\n}\n",  # no brace
+                  b"if (elect()) {\n  a(); // }\n  b(\"}\");\n  SHFL;\n}\n",  # no directive
+                  b"if (elect()) {\n#if X\n  { a(); }\n#else\n  '}';\n#endif\n  SHFL;\n}\n"):
+        assert not closes_before(whole, whole.index(b"{"), whole.index(b"SHFL")), whole
+
+
+# The shape of a generated flashinfer kernel (its other configuration's braces elsewhere):
+# without S the `if` closes in the `#if` branch, and tree-sitter nests the block after it,
+# shuffle and all, in the arm
+SPLIT_BY_DIRECTIVE = r"""
+__device__ bool elect_sync();
+__global__ void k(float* out, int n) {
+  float v = out[threadIdx.x];
+  if (elect_sync()) {
+    out[0] = 1.f;
+#if !S
+  }
+  {
+    if (n == 0) {
+      asm volatile("shfl.sync.idx.b32 %0, %0, 5, 0x1f, 0xffffffff;" : "+f"(v));
+    }
+    out[threadIdx.x] = v;
+  }
+#endif
+  }
+}
+"""
+
+
+def test_a_collective_an_arm_may_not_hold_is_not_reported_under_it() -> None:
+    assert lint_text(SPLIT_BY_DIRECTIVE, "k.cu", select=("PTX601",)) == []
+    # the same arm with a directive that closes nothing still holds its shuffle
+    held = SPLIT_BY_DIRECTIVE.replace("#if !S\n  }\n  {", "#if !S\n  out[1] = 2.f;\n#endif\n  {") \
+        .replace("#endif\n  }\n}", "  }\n}")
+    assert [f.rule for f in lint_text(held, "k.cu", select=("PTX601",))] == ["PTX601"]

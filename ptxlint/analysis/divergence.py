@@ -44,6 +44,7 @@ import tree_sitter
 from ptxlint import file_memos
 from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, base_name
+from ptxlint.frontends.split_conditionals import closes_before
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxOperand
 from ptxlint.ptx.effects import special_register
@@ -687,11 +688,28 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     for node, condition, how, exempt in on_way:
         if exempt and how != "return":
             continue
-        if classifier.condition(condition) is Kind.DIVERGENT:
+        if classifier.condition(condition) is Kind.DIVERGENT and not _arm_in_doubt(
+                flow, node, how, byte):
             found = Guard(node, how, flow.text(condition) if condition else "")
             break
     known[key] = found
     return found
+
+
+def _arm_in_doubt(flow: FunctionFlow, node: Node, how: str, byte: int) -> bool:
+    """The ``if`` arm the tree puts ``byte`` in may close before it in some configuration: a
+    brace of an ``#if`` branch ends it (:func:`.split_conditionals.closes_before`). A
+    generated flashinfer kernel closes ``if (elect_sync()) {`` inside ``#if !X`` and opens
+    the warp's reduction block after it; the tree nests the reduction's ``shfl.sync`` in the
+    ``if``."""
+    if how == "return":
+        return False
+    arm = node.child_by_field_name("consequence" if how == "if" else "alternative")
+    if arm is not None and arm.type == "else_clause":
+        arm = arm.named_children[-1] if arm.named_children else None
+    if arm is None or arm.type != "compound_statement":
+        return False
+    return closes_before(flow.parsed.data, arm.start_byte, byte)
 
 
 # each function's answers by the way to a point (what decides them), while the function lives

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_conditionals"]
+__all__ = ["closes_before", "split_conditionals"]
 
 # Block and line comments, string and character literals (their braces are no braces), a
 # directive's logical line (continuations included) with its name, and the braces themselves.
@@ -137,6 +137,26 @@ def _settle(data: bytes, group: _Group, out: list[tuple[int, int]]) -> _Branch |
     left.extend(d for d in group.directives if not any(s <= d[0] < e for s, e in left))
     out.extend(left)
     return branches[keep]
+
+
+def closes_before(data: bytes, start: int, end: int) -> bool:
+    """The block whose ``{`` is at ``start`` may close before ``end``: a conditional directive
+    lies between, and counting the braces of every branch (comments, literals and directive
+    lines aside) closes it on the way. ``if (c) {`` ``#if X`` ``}`` ``{ ... }`` ``#endif`` ``}``
+    puts the second block inside the ``if`` in tree-sitter's reading, outside it wherever X
+    holds: which one compiles the text does not say."""
+    if _ROUGH.search(data, start, end) is None:
+        return False
+    depth = 0
+    for m in _TOKENS.finditer(data, start, end):
+        token = m.group()
+        if token == b"{":
+            depth += 1
+        elif token == b"}":
+            depth -= 1
+            if depth <= 0:
+                return True
+    return False
 
 
 def _counts_unpaired(data: bytes) -> bool:
