@@ -73,7 +73,8 @@ results. So do conditions the analysis cannot decide (`tid < n`, `data[tid] > 0`
 split that the uniform conditions on the way rule out: the else arm of
 `if (warp == 0 && elect_one_sync())` splits warp 0 only, so an `else if (warp == 1)` under it,
 or the `elect_one_sync()` of `else if (warp == 1 && elect_one_sync())`, which C++ evaluates
-only once `warp == 1` held, is reached by warp 1 whole. The rule
+only once `warp == 1` held, is reached by warp 1 whole; so is the `else if (warp == 1)` of
+`if (tid == 0)` where `warp` is `tid / 32` (or `tid >> 5`): warp 1 holds threads 32-63. The rule
 assumes full warps of a one-dimensional block, as every full-mask collective already does.
 An `if` arm that a brace in an `#if` branch may close before the collective is not taken as
 holding it: which configuration compiles, the text does not say.

@@ -451,6 +451,37 @@ class _Facts:
                 key, op, constant = atom
                 self.spans[key] = self.spans.get(key, _Span()).narrowed(
                     op if truth else _NEGATED[op], constant)
+        for key, span in list(self.spans.items()):
+            # `warp == 1` for `warp = tid / 32` puts tid in 32..63: the else arm of an
+            # earlier `if (tid == 0)` holds warp 1 whole
+            thread = self._thread_of_warp(key)
+            if thread is not None and (span.low is not None or span.high is not None):
+                threads = self.spans.get(thread, _Span())
+                if span.low is not None:
+                    threads = threads.narrowed(">=", 32 * span.low)
+                if span.high is not None:
+                    threads = threads.narrowed("<=", 32 * span.high + 31)
+                self.spans[thread] = threads
+
+    def _thread_of_warp(self, key: str) -> str | None:
+        """The thread index (as :meth:`atom` spells it) of which the local ``key`` is the warp
+        index, defined once as ``tid / 32`` or ``tid >> 5``; None otherwise."""
+        classifier = self.classifier
+        values = classifier.flow.values_of(key) if key.isidentifier() else None
+        if not values or len(values) != 1 or values[0] is None:
+            return None
+        value = _unwrapped(values[0])
+        operator = value.child_by_field_name("operator")
+        left, right = value.child_by_field_name("left"), value.child_by_field_name("right")
+        if value.type != "binary_expression" or operator is None or left is None \
+                or (operator.type, classifier.constant(right)) not in (("/", 32), (">>", 5)):
+            return None
+        left = _unwrapped(left)
+        if classifier.value(left) is not Kind.TID or any(
+                len(classifier.flow.values_of(classifier.flow.text(i)) or ()) > 1
+                for i in _identifiers(left)):
+            return None
+        return "".join(classifier.flow.text(left).split())
 
     def decided(self, node: Node | None, depth: int = 0) -> bool | None:
         """The value the path's facts give ``node`` in every lane, or None."""
