@@ -27,17 +27,20 @@ class UnusedOperand(Rule):
 ## What it does
 Flags an operand that no `%N` of the template names.
 
-An empty template (`asm volatile("" : "+r"(x) :: "memory");`) is the usual way to pin a value
-in a register or order it against other code, so its operands are not reported. Nor, in
-LLVM syntax, is an input of a template that only copies inputs into outputs, every output one of
-the copies (`mov.b64 $0, $1;` given a pointer and a token, as Triton kernels return a pointer
-ordered after the token a wait gave): an elementwise call orders its result after a value only
-by taking it as an argument, so the input it does not name is the dependency it exists for. In
-C++, where `volatile` and clobbers order a statement, `mov.u32 %0, %1;` given `x` and `y` is
-reported as usual (a `%1` meant as `%2` looks the same). It stays silent when it cannot see the
-whole template or operand list: a template with a macro piece, an operand or clobber section
-that comes through a macro, a constraint from a macro, a `"C"` operand (its spliced text may
-name other operands), and symbolic `%[name]` references.
+An empty template (`asm volatile("" : "+r"(x) :: "memory");`) is the usual way to pin a value in
+a register or order it against other code, so its operands are not reported; nor are the
+read-write operands of a template that names no operand (`asm
+volatile("wgmma.fence.sync.aligned;" : "+r"(a[0]), "+r"(a[1]));` completes the writes of the A
+fragments before the fence), though an output such a template is given with `=` receives an
+undefined value and is. Nor, in LLVM syntax, is an input of a template that only copies inputs
+into outputs, every output one of the copies (`mov.b64 $0, $1;` given a pointer and a token, as
+Triton kernels return a pointer ordered after the token a wait gave): an elementwise call orders
+its result after a value only by taking it as an argument, so the input it does not name is the
+dependency it exists for. In C++, where `volatile` and clobbers order a statement, `mov.u32 %0,
+%1;` given `x` and `y` is reported as usual (a `%1` meant as `%2` looks the same). It stays
+silent when it cannot see the whole template or operand list: a template with a macro piece, an
+operand or clobber section that comes through a macro, a constraint from a macro, a `"C"`
+operand (its spliced text may name other operands), and symbolic `%[name]` references.
 
 An input bound twice, with one constraint and one expression that changes nothing when
 evaluated (no call, increment or assignment), is not reported where the template names the

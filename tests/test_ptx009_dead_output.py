@@ -79,3 +79,24 @@ def test_an_output_that_may_be_read_later_is_still_reported(code: str) -> None:
     messages = _ptx009(code)
     assert len(messages) == 1
     assert "receives an undefined value" in messages[0]
+
+
+FENCE = r"""
+__global__ void k(float* out, unsigned x) {
+  unsigned a[2] = {x, x + 1};
+  asm volatile("wgmma.fence.sync.aligned;" : CONSTRAINTS :: "memory");
+  out[0] = a[0] + a[1];
+}
+"""
+
+
+@pytest.mark.parametrize(("constraints", "reported"), [
+    # the writes of the A fragments complete before the fence: ordered, not forgotten
+    ('"+r"(a[0]), "+r"(a[1])', []),
+    # an output it only writes receives an undefined value
+    ('"+r"(a[0]), "=r"(a[1])', ["output operand 1 (a[1])"]),
+])
+def test_read_write_operands_of_a_template_that_names_none_are_ordered(
+        constraints: str, reported: list[str]) -> None:
+    findings = lint_text(FENCE.replace("CONSTRAINTS", constraints), "k.cu", select=("PTX009",))
+    assert [f.message.split(" is ")[0] for f in findings] == reported

@@ -29,7 +29,9 @@ def unreferenced_operands(
     template is not empty (``asm volatile("" : "+r"(x))`` pins a value): not an input tied
     to an output (read through the output's register), a dummy output of Triton's
     (``bar.sync`` needs one), nor one register of a packed tensor whose others are named,
-    nor an input that the template of another ``#if`` branch of the statement names
+    nor a read-write operand of a template that names none (it orders the value around its
+    instruction: ``asm volatile("wgmma.fence.sync.aligned;" : "+r"(a[0]))``), nor an input
+    that the template of another ``#if`` branch of the statement names
     (``Context.branch_named``: the build that takes that branch reads it; an output it
     names is still unwritten in this branch's build), nor an input of a template that only
     copies inputs into outputs (a dependency, :func:`_copies_only`). In LLVM syntax a
@@ -67,6 +69,11 @@ def unreferenced_operands(
             continue  # Triton needs an output even for `bar.sync`: a dummy "=r" is normal
         if analysis.tied(operand.index):
             continue  # "0", "=r,0": the tied input is read through the output's register
+        if not used and operand.role == "output" and "+" in operand.constraint.modifiers:
+            # a template that names no operand, given "+r" ones, orders their values around
+            # its instruction as an empty one pins them (`wgmma.fence` with the A
+            # fragments: their writes complete before it)
+            continue
         if operand.role == "input" and statement.syntax == "llvm" and _copies_only(statement):
             continue  # `mov.b64 $0, $1;` given a pointer and a token: a dependency
         # Packed: each input tensor has several registers and a template may need only
