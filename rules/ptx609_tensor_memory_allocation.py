@@ -30,8 +30,9 @@ def _columns(flow: FunctionFlow, step: Step) -> int | None:
 def never_deallocated(flow: FunctionFlow, alloc: Step) -> bool:
     """A kernel allocates Tensor Memory and no ``tcgen05.dealloc`` is anywhere in it: none of
     its steps (its helpers followed), no call ptxlint cannot read that may hold one, no
-    destructor of the file or its headers that holds one."""
-    if not flow.kernel or any(s.kind == TC_DEALLOC for s in flow.steps):
+    destructor of the file or its headers that holds one, and the kernel's tree is whole
+    (``FunctionFlow.whole``: a parse error may end its body before the dealloc)."""
+    if not flow.kernel or not flow.whole or any(s.kind == TC_DEALLOC for s in flow.steps):
         return False
     if flow.opaque_between(flow.start, flow.end, _DEALLOC):
         return False
@@ -100,7 +101,8 @@ file or included project headers, a few calls deep). It flags:
 
 * a `tcgen05.alloc` in a kernel (`__global__`) with no `tcgen05.dealloc` anywhere in it;
   silent where a call ptxlint cannot read, or a destructor (an allocator object freeing at
-  the end of its scope), may hold the dealloc;
+  the end of its scope), may hold the dealloc, and where the kernel does not parse whole (an
+  asm statement split by `#if` may end its body early in the tree);
 * the one `tcgen05.dealloc` of a kernel that frees another number of columns than its one
   `tcgen05.alloc` of the same `.cta_group` took, both counts constants (immediates, or C++
   constants through the helpers' parameters);

@@ -60,6 +60,7 @@ from ptxlint.analysis.library_helpers import library_header
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovered_kernel
+from ptxlint.frontends.split_conditionals import pairs_up
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
 )
@@ -176,6 +177,7 @@ class FunctionFlow:
     # the file's flows, for the same-file conversion helpers an operand goes through
     owner: FileFlows | None = field(default=None, repr=False)
     _classes: CallClasses | None = field(default=None, repr=False)
+    _whole: bool | None = field(default=None, repr=False)
 
     def call_class(self, start: int, end: int, form: str, receiver: bool = False) -> str:
         """The class whose method the call at ``[start, end)`` names (:mod:`.call_classes`);
@@ -202,6 +204,19 @@ class FunctionFlow:
                       if base_name(o.expression) == name]
             self._values[name] = found or None
         return self._values[name]
+
+    @property
+    def whole(self) -> bool:
+        """The tree holds the whole function: no parse error inside it, and its body's braces,
+        counted in every ``#if`` branch, pair up as the tree's do. An asm statement whose
+        operand lists an ``#if`` splits, or a body with two ``#if`` heads, can end a generated
+        kernel's body hundreds of lines early, so what a rule finds nowhere in it may lie
+        after that. Read on first ask."""
+        if self._whole is None:
+            body = self.node if self.recovered else self.node.child_by_field_name("body")
+            self._whole = body is not None and not self.node.has_error and pairs_up(
+                self.parsed.data, body.start_byte, body.end_byte)
+        return self._whole
 
     @property
     def parameters(self) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["closes_before", "split_conditionals"]
+__all__ = ["closes_before", "pairs_up", "split_conditionals"]
 
 # Block and line comments, string and character literals (their braces are no braces), a
 # directive's logical line (continuations included) with its name, and the braces themselves.
@@ -156,6 +156,23 @@ def closes_before(data: bytes, start: int, end: int) -> bool:
             depth -= 1
             if depth <= 0:
                 return True
+    return False
+
+
+def pairs_up(data: bytes, start: int, end: int) -> bool:
+    """The block from the ``{`` at ``start`` to the ``}`` just before ``end`` is one block
+    counting the braces of every branch: none closes it early, none is left open. Where an
+    ``#if`` gives a body two heads or a branch closes a block, tree-sitter's block may end
+    elsewhere than the code's."""
+    depth = 0
+    for m in _TOKENS.finditer(data, start, end):
+        token = m.group()
+        if token == b"{":
+            depth += 1
+        elif token == b"}":
+            depth -= 1
+            if depth <= 0:
+                return m.end() == end and depth == 0
     return False
 
 
