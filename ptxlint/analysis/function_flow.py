@@ -207,11 +207,9 @@ class FunctionFlow:
 
     @property
     def whole(self) -> bool:
-        """The tree holds the whole function: no parse error inside it, and its body's braces,
-        counted in every ``#if`` branch, pair up as the tree's do. An asm statement whose
-        operand lists an ``#if`` splits, or a body with two ``#if`` heads, can end a generated
-        kernel's body hundreds of lines early, so what a rule finds nowhere in it may lie
-        after that. Read on first ask."""
+        """No parse error in the function, and its body's braces, counted in every ``#if``
+        branch, pair up as the tree's do: an asm statement split across ``#if`` branches, or
+        a body with two ``#if`` heads, can end a generated kernel hundreds of lines early."""
         if self._whole is None:
             body = self.node if self.recovered else self.node.child_by_field_name("body")
             self._whole = body is not None and not self.node.has_error and pairs_up(
