@@ -145,18 +145,7 @@ def closes_before(data: bytes, start: int, end: int) -> bool:
     lines aside) closes it on the way. ``if (c) {`` ``#if X`` ``}`` ``{ ... }`` ``#endif`` ``}``
     puts the second block inside the ``if`` in tree-sitter's reading, outside it wherever X
     holds: which one compiles the text does not say."""
-    if _ROUGH.search(data, start, end) is None:
-        return False
-    depth = 0
-    for m in _TOKENS.finditer(data, start, end):
-        token = m.group()
-        if token == b"{":
-            depth += 1
-        elif token == b"}":
-            depth -= 1
-            if depth <= 0:
-                return True
-    return False
+    return _ROUGH.search(data, start, end) is not None and _closed_at(data, start, end) != -1
 
 
 def pairs_up(data: bytes, start: int, end: int) -> bool:
@@ -164,6 +153,12 @@ def pairs_up(data: bytes, start: int, end: int) -> bool:
     counting the braces of every branch: none closes it early, none is left open. Where an
     ``#if`` gives a body two heads or a branch closes a block, tree-sitter's block may end
     elsewhere than the code's."""
+    return _closed_at(data, start, end) == end
+
+
+def _closed_at(data: bytes, start: int, end: int) -> int:
+    """Where the block opened at ``start`` closes, counting every brace before ``end`` (the
+    end of the closing ``}``), or -1 where it stays open."""
     depth = 0
     for m in _TOKENS.finditer(data, start, end):
         token = m.group()
@@ -172,8 +167,8 @@ def pairs_up(data: bytes, start: int, end: int) -> bool:
         elif token == b"}":
             depth -= 1
             if depth <= 0:
-                return m.end() == end and depth == 0
-    return False
+                return m.end()
+    return -1
 
 
 def _counts_unpaired(data: bytes) -> bool:
