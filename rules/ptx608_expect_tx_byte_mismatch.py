@@ -68,11 +68,12 @@ def mismatch(flow: FunctionFlow, expect: Step) -> tuple[int, int, int] | None:
     if flow.opaque_between(start, end + 1, _TAKES):
         return None
     total = 0
+    arms = flow.arms_at(expect.start)
     for copy in copies:
         if copy.event.tensor or any("multicast" in m for m in copy.instruction.modifiers):
             return None
-        if flow.loops_at(copy.start) != loops:
-            return None
+        if flow.loops_at(copy.start) != loops or not flow.arms_at(copy.start) <= arms:
+            return None  # another loop, or an `if` arm the expect-tx is not in
         size = _value(flow, copy, copy.event.size_operand)
         if size is None:
             return None

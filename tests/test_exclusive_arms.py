@@ -211,3 +211,22 @@ def test_an_if_around_both_points_separates_nothing() -> None:
     assert not _exclusive(text, "expect_tx(&bar", "bulk_load(tile")
     findings = lint_text(text, "k.cu", select=("PTX608",))
     assert [(f.rule, "expects 256 bytes" in f.message) for f in findings] == [("PTX608", True)]
+
+
+def test_a_copy_in_an_arm_the_expect_tx_is_not_in_leaves_the_sum_unknown() -> None:
+    """flashinfer's kda prefill expects more bytes where a later `if` on the same test adds a
+    copy: each copy in that `if`'s arms is on one path only, so no sum is certain (PTX608's
+    docs), and the rule is silent. It had counted both arms' copies: 4 false errors."""
+    body = ("  bool more = g[0] > 0.f;\n"
+            "  if (more) { expect_tx(&bar, 384); } else { expect_tx(&bar, 256); }\n"
+            "  bulk_load(tile, g, 128, &bar);\n  bulk_load(tile + 32, g, 128, &bar);\n"
+            "  if (more) { bulk_load(tile + 64, g, 128, &bar); }\n"
+            "  else { bulk_load(tile + 96, g, 0, &bar); }\n"
+            "  bar_wait(&bar, 0);")
+    assert lint_text(_kernel(body), "k.cu", select=("PTX608",)) == []
+    # the two unconditional copies alone under one expect-tx: 512 expected, 256 written
+    plain = body.replace(
+        "  if (more) { expect_tx(&bar, 384); } else { expect_tx(&bar, 256); }\n",
+        "  expect_tx(&bar, 512);\n").replace("  if (more) { bulk_load(tile + 64, g, 128, &bar); }\n"
+                                            "  else { bulk_load(tile + 96, g, 0, &bar); }\n", "")
+    assert [f.rule for f in lint_text(_kernel(plain), "k.cu", select=("PTX608",))] == ["PTX608"]
