@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.flow_syntax import subscript_in, subscript_of
+from ptxlint.analysis.flow_syntax import subscripts, subscripts_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step, base_name, steps_of_kind
 from ptxlint.analysis.group_counts import left_pending
 from ptxlint.model import AsmStatement, Finding, Severity
@@ -60,28 +60,29 @@ def _elements(flow: FunctionFlow, mma: Step, name: str) -> frozenset[int] | None
         expression = operands[register.ref].expression
         if base_name(expression) != name:
             continue
-        subscript = subscript_in(expression)
-        index = flow.constant(subscript[1]) if subscript and subscript[0] == name else None
+        index = _constant_element(flow, subscripts(expression, name))
         if index is None:
             return None
         found.add(index)
     return frozenset(found) if found else None
 
 
-def _subscript_at(flow: FunctionFlow, byte: int, name: str) -> tuple[str, str] | None:
-    """The subscript ``name[i]`` whose use of ``name`` begins at ``byte``."""
+def _constant_element(flow: FunctionFlow, indices: tuple[str, ...]) -> int | None:
+    """The element ``a[i]`` names, ``i`` a constant; None for ``a``, ``a[i][j]`` or ``a[n]``."""
+    return flow.constant(indices[0]) if len(indices) == 1 else None
+
+
+def _indices_at(flow: FunctionFlow, byte: int, name: str) -> tuple[str, ...]:
+    """The subscripts on the use of ``name`` that begins at ``byte``."""
     node = flow.node.descendant_for_byte_range(byte, byte + len(name.encode()))
-    return subscript_of(node.parent) if node is not None and node.parent is not None else None
+    return subscripts_at(node, flow.text) if node is not None else ()
 
 
-def _other_element(flow: FunctionFlow, mma: Step, name: str,
-                   subscript: tuple[str, str] | None) -> bool:
-    """``subscript`` is a constant element of ``name`` that ``mma`` does not bind: an array's
+def _other_element(flow: FunctionFlow, mma: Step, name: str, indices: tuple[str, ...]) -> bool:
+    """``name[indices]`` is a constant element that ``mma`` does not bind: an array's
     elements live in registers of their own once its indices are constants (A fragments
     ``p[0..3]`` for one wgmma, ``p[4..7]`` filled for the next)."""
-    if subscript is None or subscript[0] != name:
-        return False
-    index = flow.constant(subscript[1])
+    index = _constant_element(flow, indices)
     used = _elements(flow, mma, name) if index is not None else None
     return used is not None and index not in used
 
@@ -116,13 +117,13 @@ def early_access(
         used = [(n, o.expression) for o in statement.operands
                 if (n := base_name(o.expression)) in names]
         others = [n for n, expression in used
-                  if not _other_element(flow, mma, n, subscript_in(expression))]
+                  if not _other_element(flow, mma, n, subscripts(expression, n))]
         if others and others[0] is not None:
             found.append((start, others[0], "asm", True))
     for byte, name, how, element in sorted(found):
         if flow.exclusive(mma.start, byte) or flow.lambda_at(byte) != flow.lambda_at(mma.start):
             continue
-        if element and how != "asm" and _other_element(flow, mma, name, _subscript_at(
+        if element and how != "asm" and _other_element(flow, mma, name, _indices_at(
                 flow, byte, name)):
             continue
         waits = _waits(flow, mma, byte)

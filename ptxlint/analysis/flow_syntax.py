@@ -621,27 +621,3 @@ def _outer(expression: str) -> str:
     while previous != expression:
         previous, expression = expression, _BRACKETED().sub("", expression)
     return expression
-
-
-def subscript_of(node: tree_sitter.Node | None) -> tuple[str, str] | None:
-    """(array, index) of ``a[i]``, through parentheses; ``None`` for anything else (a cast,
-    ``*(a + i)``, ``a[i].x``, ``a[i][j]``: elements not read here)."""
-    while node is not None and node.type == "parenthesized_expression" \
-            and node.named_child_count == 1:
-        node = node.named_children[0]
-    if node is None or node.type != "subscript_expression":
-        return None
-    array = node.child_by_field_name("argument")
-    index = node.child_by_field_name("indices") or node.child_by_field_name("index")
-    if array is None or array.type != "identifier" or index is None \
-            or array.text is None or index.text is None:
-        return None
-    text = index.text.decode(errors="replace").strip()
-    if index.type == "subscript_argument_list":
-        text = text[1:-1].strip() if text.startswith("[") and text.endswith("]") else text
-    return array.text.decode(errors="replace"), text
-
-
-def subscript_in(expression: str) -> tuple[str, str] | None:
-    """:func:`subscript_of` an operand expression's text."""
-    return subscript_of(parse_expression(expression))
