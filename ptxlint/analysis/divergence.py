@@ -477,9 +477,7 @@ class _Facts:
                 or (operator.type, classifier.constant(right)) not in (("/", 32), (">>", 5)):
             return None
         left = _unwrapped(left)
-        if classifier.value(left) is not Kind.TID or any(
-                len(classifier.flow.values_of(classifier.flow.text(i)) or ()) > 1
-                for i in _identifiers(left)):
+        if classifier.value(left) is not Kind.TID or not self._defined_once(left):
             return None
         return "".join(classifier.flow.text(left).split())
 
@@ -525,10 +523,14 @@ class _Facts:
             return None
         if classifier.value(left) not in (Kind.UNIFORM, Kind.TID, Kind.LANE, Kind.BITS):
             return None
-        for identifier in _identifiers(left):
-            if len(classifier.flow.values_of(classifier.flow.text(identifier)) or ()) > 1:
-                return None
+        if not self._defined_once(left):
+            return None
         return "".join(classifier.flow.text(left).split()), op, constant
+
+    def _defined_once(self, node: Node) -> bool:
+        """No local ``node`` reads is written twice: its value stays the same on the way."""
+        flow = self.classifier.flow
+        return all(len(flow.values_of(flow.text(i)) or ()) <= 1 for i in _identifiers(node))
 
 
 def _taught(flow: FunctionFlow, byte: int,
