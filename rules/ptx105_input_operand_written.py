@@ -49,7 +49,8 @@ that nothing wrote (`.reg .b128 _v; mov.b128 {%1, %2}, _v; st... [%0], _v;`, CCC
 between two asm operands written backwards (`mov.u32 %1, %0;` with `%1` an input and `%0` a
 write-only output nothing wrote before) is PTX106's one finding. Silent, too, in an instruction
 that names a `%N` past the last operand (PTX001): a `.v4` load given two outputs names an input
-as its third element, and the defect is the count.
+as its third element, and the defect is the count. Likewise in a CuTe DSL `inline_ptx`
+instruction with a placeholder the lowering numbers again (PTX510).
 
 Where the template writes exactly one input and names one write-only output nowhere
 (`mov.u32 %1, %1;` given `"=r"(d)` and `"r"(a)`), the write was most likely meant for that

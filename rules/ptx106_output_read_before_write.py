@@ -52,7 +52,9 @@ atomic load), is one finding for the `mov`, not one per output, and its fix swap
 operands: declaring the outputs `+` would compile and still drop the loaded value. A backwards
 copy between two asm operands (`mov.u32 %1, %0;`, input `%1`, output `%0`) is one finding too
 (PTX105 is silent on the input it writes), and a read in an instruction that names a `%N` past
-the last operand is PTX001's defect (the numbering is off). A template with an instruction no
+the last operand is PTX001's defect (the numbering is off), as is one in a CuTe DSL `inline_ptx`
+instruction with a placeholder the lowering numbers again (PTX510: `mov.b32 {$w1}, {$r0};`
+reads `write_only_types[1]`). A template with an instruction no
 form spells (PTX204: `bar.popc.red.u32` for `bar.red.popc.u32`) is not followed: what that
 instruction reads and writes would be a guess from its words. An LLVM-syntax constraint string
 that lists more or fewer operands than the call binds (PTX501) is that one defect: its entries,

@@ -95,7 +95,8 @@ letter does not take (PTX004: a `double` in `"r"` of an `add.f64` is one defect,
 nvcc refuses the operand before ptxas reads the template; in Triton, an `f64` in `"f"`, whose
 register LLVM makes 32 bits wide), or carries a GCC modifier (PTX007:
 `%H1` of an `l` operand is not the 64-bit register), and in an instruction that also names a
-`%N` past the last operand (PTX001: the numbering itself is off), or whose operands run into
+`%N` past the last operand (PTX001: the numbering itself is off) or an `inline_ptx`
+placeholder the lowering numbers again (PTX510), or whose operands run into
 the next instruction where two string pieces meet without a `;` (PTX205).
 
 Where the `%N` most likely names the wrong operand, this finding is that defect and says which

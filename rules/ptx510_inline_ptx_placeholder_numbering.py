@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.llvm_binding import misnumbered_placeholders
 from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.model_llvm import PtxPlaceholder
 from ptxlint.rule import Rule, RuleContext
-
-from ._llvm import llvm_call
 
 _LISTS = {"r": "read_only_args", "w": "write_only_types", "rw": "read_write_args"}
 
@@ -48,6 +48,13 @@ cute.arch.inline_ptx("add.s32 {$w0}, {$r0}, 1;",
                      write_only_types=[Int32], read_only_args=[b])
 ```
 
+One defect, one finding: the lowering numbers every placeholder of the call as one list, so the
+placeholders a skipped number shifts, and those past the end of their list, are one finding on
+the first of them, which names the rest. What the template does with the argument a shifted
+placeholder binds instead (an output read before any write, PTX106; an input written, PTX105; a
+register of the wrong type, PTX206) is the same defect, and those rules stay silent in its
+instruction.
+
 Where part of the template is built at run time (`"..." + compare + "..."`), that part may use
 the numbers the rest seems to skip, and only numbers past the end of a list are flagged.
 
@@ -56,58 +63,51 @@ No fix is offered: either the placeholder or the list is wrong, and only the aut
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        call = llvm_call(statement)
-        if call is None or call.api != "cute-ptx" or not call.placeholders:
+        wrong = misnumbered_placeholders(statement)
+        if not wrong:
             return
+        call = statement.llvm
+        assert call is not None  # only an inline_ptx call has placeholders
         counts = dict(call.role_counts)
         used: dict[str, set[int]] = {}
         for p in call.placeholders:
             used.setdefault(p.kind, set()).add(p.number)
-        reported: set[tuple[str, int]] = set()
-        for p in call.placeholders:
-            key = (p.kind, p.number)
-            if key in reported:
-                continue
-            listed = _LISTS[p.kind]
-            count = counts.get(p.kind)
-            written = statement.source.text[p.span.start : p.span.end]
-            if count is not None and p.number >= count:
-                reported.add(key)
-                binds = (
-                    f": the lowering binds it to {_LISTS[p.bound_kind]}[{p.bound_index}]"
-                    if p.bound_kind
-                    else ""
-                )
-                yield self.finding(
-                    statement,
-                    p.span,
-                    f"'{written}' names {listed}[{p.number}], but the list has "
-                    f"{count} element{'s' if count != 1 else ''}{binds}",
-                )
-                continue
-            if not p.bound_kind or (p.bound_kind, p.bound_index) == key:
-                continue
-            if statement.template.has_holes:
-                continue  # a part built at run time may spell the numbers it seems to skip
-            own_gap = any(n not in used[p.kind] for n in range(p.number))
-            if reported and not own_gap:
-                continue  # shifted by a gap already reported: the same defect
-            reported.add(key)
-            skipped = [
-                f"{{${kind}{n}}}"
-                for kind in ("rw", "w", "r")
-                for n in range(counts.get(kind, 0))
-                if n not in used.get(kind, set()) and (kind != p.kind or n < p.number)
-                and _before(kind, p.kind, n, p.number)
-            ]
-            unused = f"; it never uses {', '.join(skipped)}" if skipped else ""
-            yield self.finding(
-                statement,
-                p.span,
-                f"'{written}' binds {_LISTS[p.bound_kind]}[{p.bound_index}], not "
-                f"{listed}[{p.number}]: the lowering numbers the placeholders the template "
-                f"uses, read-write, then write-only, then read-only{unused}",
-            )
+        # One finding per statement: the lowering numbers the template's placeholders as one
+        # list, so every misnumbered placeholder is a consequence of the same numbering.
+        said = [_misnumbered(p, counts, used, statement) for p in wrong]
+        others = [brief for _, brief in said[1:]]
+        also = f"; also {', '.join(others)}" if others else ""
+        yield self.finding(statement, wrong[0].span, said[0][0] + also)
+
+
+def _misnumbered(p: PtxPlaceholder, counts: dict[str, int], used: dict[str, set[int]],
+                 statement: AsmStatement) -> tuple[str, str]:
+    """What is wrong with misnumbered placeholder ``p``, said in full and briefly."""
+    listed = _LISTS[p.kind]
+    count = counts.get(p.kind)
+    written = statement.source.text[p.span.start : p.span.end]
+    if count is not None and p.number >= count:
+        binds = (
+            f": the lowering binds it to {_LISTS[p.bound_kind]}[{p.bound_index}]"
+            if p.bound_kind
+            else ""
+        )
+        elements = f"{count} element{'s' if count != 1 else ''}"
+        brief = f"'{written}' is past the end of {listed}" + (
+            f" and binds {_LISTS[p.bound_kind]}[{p.bound_index}]" if p.bound_kind else "")
+        return (f"'{written}' names {listed}[{p.number}], but the list has {elements}{binds}",
+                brief)
+    skipped = [
+        f"{{${kind}{n}}}"
+        for kind in ("rw", "w", "r")
+        for n in range(counts.get(kind, 0))
+        if n not in used.get(kind, set()) and (kind != p.kind or n < p.number)
+        and _before(kind, p.kind, n, p.number)
+    ]
+    unused = f"; it never uses {', '.join(skipped)}" if skipped else ""
+    brief = f"'{written}' binds {_LISTS[p.bound_kind]}[{p.bound_index}]"
+    return (f"{brief}, not {listed}[{p.number}]: the lowering numbers the placeholders the "
+            f"template uses, read-write, then write-only, then read-only{unused}", brief)
 
 
 _RANK = {"rw": 0, "w": 1, "r": 2}

@@ -905,3 +905,33 @@ def test_an_input_no_branch_names_or_means_is_still_unused() -> None:
     (unused,) = [f for f in found if f.rule == "PTX009"]
     assert unused.message.startswith("input operand 4 (u)")
     assert not unused.branch  # both branches leave it unnamed: no branch note
+
+
+def _inline_ptx(template: str, writes: int, reads: int) -> str:
+    return (
+        "import cutlass.cute as cute\n"
+        "from cutlass import Int32\n\n\n"
+        "@cute.kernel\n"
+        "def kernel():\n"
+        "    a = cute.arch.thread_idx()[0]\n"
+        f'    cute.arch.inline_ptx("{template}", write_only_types=[{", ".join(["Int32"] * writes)}],\n'
+        f"                         read_only_args=[{', '.join(['a'] * reads)}])\n"
+    )
+
+
+def test_a_renumbered_placeholder_is_one_finding_for_the_statement() -> None:
+    # {$r0} becomes $0, the output; {$r1} (past the one-element list) becomes the input
+    found = lint_text(_inline_ptx("ld.shared.u32 {$r0}, [{$r1}];", 1, 1), path="k.py")
+    assert [f.rule for f in found] == ["PTX510"], found
+    assert found[0].message.endswith(
+        "also '{$r1}' is past the end of read_only_args and binds read_only_args[0]")
+
+
+def test_what_a_renumbered_placeholder_reads_is_not_a_second_defect() -> None:
+    # {$w1} binds write_only_types[0], so {$r0} reads write_only_types[1]: PTX510's defect
+    found = lint_text(_inline_ptx("mov.b32 {$w1}, {$r0};", 2, 1), path="k.py")
+    assert [f.rule for f in found] == ["PTX510"], found
+    # an output read before any write in another instruction is a defect of its own
+    found = lint_text(
+        _inline_ptx("add.s32 {$w0}, {$w0}, 1;\\n mov.b32 {$w2}, {$r0};", 3, 1), path="k.py")
+    assert sorted(f.rule for f in found) == ["PTX106", "PTX510"], found

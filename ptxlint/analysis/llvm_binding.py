@@ -5,6 +5,10 @@ Where the constraint string lists more or fewer operands than the call binds reg
 the operand list ptxlint reads from the string is not the one the template is numbered against:
 a ``$2`` past the string's operands (PTX001) or an entry no ``$N`` names (PTX009) is the same
 defect, and PTX501 alone reports it.
+
+CuTe DSL's ``inline_ptx`` has a numbering of its own: its ``{$rN}`` placeholders are numbered
+again by the lowering (:func:`misnumbered_placeholders`, PTX510's fact), and what the template
+does with an argument a misnumbered placeholder binds instead is that defect too.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from ptxlint.model import AsmStatement
 
 if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxlint.model)
     from ptxlint.model import ConstraintEntry, LlvmCall
+    from ptxlint.model_llvm import PtxPlaceholder
 
 __all__ = ["TRITON_FAMILY", "BindingMismatch", "binding_mismatch", "count", "known_call",
-           "known_entries", "llvm_call"]
+           "known_entries", "llvm_call", "misnumbered_placeholders"]
 
 TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
 
@@ -87,3 +92,29 @@ def binding_mismatch(statement: AsmStatement) -> BindingMismatch | None:
     if call.api == "cute" and call.args is not None and inputs != len(call.args):
         return BindingMismatch(call, outputs, inputs, operands=len(call.args))
     return None
+
+
+def misnumbered_placeholders(statement: AsmStatement) -> tuple[PtxPlaceholder, ...]:
+    """The ``inline_ptx`` placeholders (the first of each kind and number, in the template's
+    order) whose number does not name the argument the lowering binds: one past the end of its
+    list, or, where the whole template is known, one the lowering numbers again because the
+    template skips a number before it (``{$r1}`` with no ``{$r0}`` binds ``read_only_args[0]``).
+    Empty for every other call."""
+    call = statement.llvm
+    if call is None or call.api != "cute-ptx" or not call.placeholders:
+        return ()
+    counts = dict(call.role_counts)
+    holes = statement.template.has_holes  # a part built at run time may use the numbers skipped
+    wrong: list[PtxPlaceholder] = []
+    seen: set[tuple[str, int]] = set()
+    for p in call.placeholders:
+        key = (p.kind, p.number)
+        if key in seen:
+            continue
+        seen.add(key)
+        count = counts.get(p.kind)
+        past_end = count is not None and p.number >= count
+        rebound = bool(p.bound_kind) and (p.bound_kind, p.bound_index) != key and not holes
+        if past_end or rebound:
+            wrong.append(p)
+    return tuple(wrong)

@@ -61,6 +61,10 @@ The roots, and the rule each belongs to:
   instruction stands for (an input written, PTX105; an output read, PTX106; its register
   type, PTX206; a form ptxas rejects that the grammar matched by the registers, PTX204) is
   the same defect (``StatementAnalysis.numbering_root``, ``spelling_issue``).
+- ``misnumbered-placeholder`` (PTX510): a CuTe DSL ``inline_ptx`` placeholder whose number does
+  not name the argument the lowering binds (``{$r1}`` with no ``{$r0}``, or past its list): in
+  its instruction, which argument each ``$K`` stands for is that defect, as for PTX001's
+  (``StatementAnalysis.numbering_root``); PTX510 reports all of a statement's in one finding.
 - ``operand-count`` (PTX207): an instruction with an operand count no form of it takes
   (``add.u32 %0 %1, %2;``, a comma missing); which operand it writes is unknown
   (``ptxlint.ptx.effects.written_operands`` answers None), so the data-flow rules (PTX103-PTX106)

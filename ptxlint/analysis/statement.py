@@ -21,7 +21,11 @@ from ptxlint.analysis.glued_pieces import GluedPieces, glued_pieces
 from ptxlint.analysis.guard_facts import GuardFacts, guard_facts_of
 from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
-from ptxlint.analysis.llvm_binding import BindingMismatch, binding_mismatch
+from ptxlint.analysis.llvm_binding import (
+    BindingMismatch,
+    binding_mismatch,
+    misnumbered_placeholders,
+)
 from ptxlint.analysis.lost_predicates import LostPredicate, lost_predicates, lost_result
 from ptxlint.analysis.operand_access import (
     Access,
@@ -658,11 +662,26 @@ class StatementAnalysis:
         so each ``%N`` of that instruction may stand for another operand than the author
         counted (``{%0, %1, %2, %3}`` of a ``.v4`` load given two outputs names an input as
         its third element). What such a ``%N``'s operand is (an input written, an output read,
-        a register of the wrong type) is PTX001's defect seen from the other side."""
+        a register of the wrong type) is PTX001's defect seen from the other side. Likewise an
+        ``inline_ptx`` instruction with a placeholder that binds another argument than its
+        number names (PTX510): which argument each of its ``$K`` reads is that defect's."""
         for instruction in self.stray_instructions:
             if instruction.start <= start and end <= instruction.end:
                 return RootCause("operand-index", "PTX001", None, start, end)
+        rebound = self.rebound_operands
+        if rebound:
+            refs = refs_of(self.statement)
+            for instruction in self.statement.ptx.instructions:
+                if instruction.start <= start and end <= instruction.end and any(
+                    t.index in rebound for t in refs.within(instruction.start, instruction.end)
+                ):
+                    return RootCause("misnumbered-placeholder", "PTX510", None, start, end)
         return None
+
+    @fact
+    def rebound_operands(self) -> frozenset[int]:
+        """The ``$K`` of the ``inline_ptx`` placeholders PTX510 reports."""
+        return frozenset(p.operand for p in misnumbered_placeholders(self.statement))
 
     def register_type_root(self, start: int, end: int) -> RootCause | None:
         """A root cause that spoils the register type of the ``%N`` in ``[start, end)``:
