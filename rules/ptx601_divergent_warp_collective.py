@@ -77,7 +77,8 @@ only once `warp == 1` held, is reached by warp 1 whole; so is the `else if (warp
 `if (tid == 0)` where `warp` is `tid / 32` (or `tid >> 5`): warp 1 holds threads 32-63. The rule
 assumes full warps of a one-dimensional block, as every full-mask collective already does.
 An `if` arm that a brace in an `#if` branch may close before the collective is not taken as
-holding it: which configuration compiles, the text does not say.
+holding it, nor its condition as deciding which lanes reach it: which configuration
+compiles, the text does not say.
 
 ## Why is this bad?
 The PTX ISA makes it undefined. For `mma`, `ldmatrix`, `stmatrix`, `wgmma` and every other

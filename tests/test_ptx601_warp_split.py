@@ -115,7 +115,7 @@ def test_an_arm_a_directive_branch_may_close_is_in_doubt() -> None:
     """``if (c) {`` ``#if !S`` ``}`` ``{ ...shfl... `` ``#endif`` ``}``: without S the ``if``
     closes in the ``#if`` branch and the whole warp runs the shuffle, yet tree-sitter's
     recovery may nest the block in the arm (a generated flashinfer kernel: 29 PTX601 errors).
-    PTX601 takes such an arm as no certain split (``divergence._arm_in_doubt``)."""
+    PTX601 takes such an arm as no certain split (``divergence.arm_in_doubt``)."""
     from ptxlint.frontends.split_conditionals import closes_before
 
     split = (b"if (elect()) {\n  arrive();\n#if !S\n}\n{\n  SHFL;\n#endif\n}\n")
@@ -153,5 +153,16 @@ def test_a_collective_an_arm_may_not_hold_is_not_reported_under_it() -> None:
     assert lint_text(SPLIT_BY_DIRECTIVE, "k.cu", select=("PTX601",)) == []
     # the same arm with a directive that closes nothing still holds its shuffle
     held = SPLIT_BY_DIRECTIVE.replace("#if !S\n  }\n  {", "#if !S\n  out[1] = 2.f;\n#endif\n  {") \
+        .replace("#endif\n  }\n}", "  }\n}")
+    assert [f.rule for f in lint_text(held, "k.cu", select=("PTX601",))] == ["PTX601"]
+
+
+def test_the_lanes_an_arm_may_not_hold_are_not_read() -> None:
+    """The lane sets (``lane_sets.reaching_lanes``) doubt such an arm too: without S every lane
+    reaches the shuffle, so its full mask names no lane that stays away."""
+    lanes = SPLIT_BY_DIRECTIVE.replace("elect_sync()", "threadIdx.x % 32 < 16").replace(
+        "    if (n == 0) {\n", "    {\n")
+    assert lint_text(lanes, "k.cu", select=("PTX601", "PTX611")) == []
+    held = lanes.replace("#if !S\n  }\n  {", "#if !S\n  out[1] = 2.f;\n#endif\n  {") \
         .replace("#endif\n  }\n}", "  }\n}")
     assert [f.rule for f in lint_text(held, "k.cu", select=("PTX601",))] == ["PTX601"]

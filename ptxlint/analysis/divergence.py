@@ -49,8 +49,8 @@ from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxOperand
 from ptxlint.ptx.effects import special_register
 
-__all__ = ["FULL_MASK", "LANE_CALLS", "Classifier", "Guard", "Kind", "conditions_before",
-           "divergent_guard", "may_split", "member_mask", "whole_warps"]
+__all__ = ["FULL_MASK", "LANE_CALLS", "Classifier", "Guard", "Kind", "arm_in_doubt",
+           "conditions_before", "divergent_guard", "may_split", "member_mask", "whole_warps"]
 
 Node = tree_sitter.Node
 
@@ -721,7 +721,7 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     for node, condition, how, exempt in on_way:
         if exempt and how != "return":
             continue
-        if classifier.condition(condition) is Kind.DIVERGENT and not _arm_in_doubt(
+        if classifier.condition(condition) is Kind.DIVERGENT and not arm_in_doubt(
                 flow, node, how, byte):
             found = Guard(node, how, flow.text(condition) if condition else "")
             break
@@ -729,9 +729,10 @@ def divergent_guard(flows: FileFlows, flow: FunctionFlow, byte: int,
     return found
 
 
-def _arm_in_doubt(flow: FunctionFlow, node: Node, how: str, byte: int) -> bool:
+def arm_in_doubt(flow: FunctionFlow, node: Node, how: str, byte: int) -> bool:
     """The ``if`` arm the tree puts ``byte`` in may close before it in some configuration: a
-    brace of an ``#if`` branch ends it (:func:`.split_conditionals.closes_before`). A
+    brace of an ``#if`` branch ends it (:func:`.split_conditionals.closes_before`), so neither
+    its condition nor the lanes it admits (``lane_sets``) is known to hold at ``byte``. A
     generated flashinfer kernel closes ``if (elect_sync()) {`` inside ``#if !X`` and opens
     the warp's reduction block after it; the tree nests the reduction's ``shfl.sync`` in the
     ``if``."""

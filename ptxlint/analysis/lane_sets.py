@@ -35,6 +35,7 @@ from ptxlint.analysis.divergence import (
     LANE_CALLS,
     Classifier,
     Kind,
+    arm_in_doubt,
     conditions_before,
 )
 from ptxlint.analysis.flow_syntax import function_name
@@ -148,9 +149,11 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
             return None
     lanes = _LaneValues(flows, flow)
     here, exited = FULL_MASK, 0
-    for _, condition, how, exempt in conditions:
+    for node, condition, how, exempt in conditions:
         if exempt:
             continue  # `if constexpr`: decided at compile time, for every thread alike
+        if arm_in_doubt(flow, node, how, byte):
+            return None  # an #if branch may close the arm first: who is there is not read
         admitted = lanes.admitted(condition)
         if admitted is None:
             return None
