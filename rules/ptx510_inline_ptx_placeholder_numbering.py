@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.llvm_binding import misnumbered_placeholders
+from ptxlint.analysis.llvm_binding import llvm_call, misnumbered_placeholders
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.model_llvm import PtxPlaceholder
 from ptxlint.rule import Rule, RuleContext
@@ -66,7 +66,7 @@ No fix is offered: either the placeholder or the list is wrong, and only the aut
         wrong = misnumbered_placeholders(statement)
         if not wrong:
             return
-        call = statement.llvm
+        call = llvm_call(statement)
         assert call is not None  # only an inline_ptx call has placeholders
         counts = dict(call.role_counts)
         used: dict[str, set[int]] = {}

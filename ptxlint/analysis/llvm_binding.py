@@ -100,7 +100,7 @@ def misnumbered_placeholders(statement: AsmStatement) -> tuple[PtxPlaceholder, .
     list, or, where the whole template is known, one the lowering numbers again because the
     template skips a number before it (``{$r1}`` with no ``{$r0}`` binds ``read_only_args[0]``).
     Empty for every other call."""
-    call = statement.llvm
+    call = llvm_call(statement)
     if call is None or call.api != "cute-ptx" or not call.placeholders:
         return ()
     counts = dict(call.role_counts)
