@@ -33,8 +33,10 @@ silent (`ptxlint.analysis.roots`): PTX009 on the unnamed operands, and, in the i
 names the stray `%N`, PTX105, PTX106 and PTX206 on what its other `%N` stand for. Where an
 LLVM-syntax constraint string lists fewer operands than the call binds (Triton's `"=r,r"` for
 two arguments), a `$N` past the string's operands is PTX501's finding, and this rule is silent
-on it. Where the outputs are listed one `:` too late (`: : "=r"(a) : "r"`), clobbers spelled as
-constraints are the inputs the `:` pushed on, and a `%N` they would number is PTX006's finding.
+on it; so is a CuTe DSL `inline_ptx` placeholder past its argument list (`{$r1}` given one
+read-only argument), which is PTX510's. Where the outputs are listed one `:` too late
+(`: : "=r"(a) : "r"`), clobbers spelled as constraints are the inputs the `:` pushed on, and a
+`%N` they would number is PTX006's finding.
 
 ## Why is this bad?
 Operands are numbered outputs first, then inputs. A reference past the last one is an off-by-one
@@ -72,6 +74,9 @@ asm("mov.u32 %0, 1;" : "=r"(d));
         # a constraint string with fewer operands than the call binds: the stray $N are
         # PTX501's finding (the string, not the template, is short)
         strays = analysis.stray_refs if analysis.binding_mismatch is None else ()
+        # a CuTe DSL inline_ptx `{$r1}` past its list: the placeholder, not the `$1` the
+        # lowering made of it, is the defect (PTX510's finding)
+        strays = tuple(t for t in strays if t.index not in analysis.rebound_operands)
         # the operands no %N names: where the numbering is off, what the strays were meant for
         # (PTX009 is silent on them then)
         unnamed = analysis.unreferenced_operands if strays else ()

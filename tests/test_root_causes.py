@@ -935,3 +935,13 @@ def test_what_a_renumbered_placeholder_reads_is_not_a_second_defect() -> None:
     found = lint_text(
         _inline_ptx("add.s32 {$w0}, {$w0}, 1;\\n mov.b32 {$w2}, {$r0};", 3, 1), path="k.py")
     assert sorted(f.rule for f in found) == ["PTX106", "PTX510"], found
+
+
+def test_a_placeholder_past_its_list_is_not_also_a_stray_operand() -> None:
+    # two placeholders, one argument: the lowering's $1 names no operand (PTX001's words), but
+    # the defect the author wrote is {$r1}
+    text = _inline_ptx("st.shared.u32 [{$r1}], {$r0};", 0, 1).replace(
+        "write_only_types=[], ", "")
+    found = lint_text(text, path="k.py")
+    assert [f.rule for f in found] == ["PTX510"], found
+    assert found[0].message == "'{$r1}' names read_only_args[1], but the list has 1 element"

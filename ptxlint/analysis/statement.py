@@ -665,17 +665,17 @@ class StatementAnalysis:
         a register of the wrong type) is PTX001's defect seen from the other side. Likewise an
         ``inline_ptx`` instruction with a placeholder that binds another argument than its
         number names (PTX510): which argument each of its ``$K`` reads is that defect's."""
-        for instruction in self.stray_instructions:
-            if instruction.start <= start and end <= instruction.end:
-                return RootCause("operand-index", "PTX001", None, start, end)
         rebound = self.rebound_operands
-        if rebound:
+        if rebound:  # first: a placeholder past its list is a stray too, and PTX510's
             refs = refs_of(self.statement)
             for instruction in self.statement.ptx.instructions:
                 if instruction.start <= start and end <= instruction.end and any(
                     t.index in rebound for t in refs.within(instruction.start, instruction.end)
                 ):
                     return RootCause("misnumbered-placeholder", "PTX510", None, start, end)
+        for instruction in self.stray_instructions:
+            if instruction.start <= start and end <= instruction.end:
+                return RootCause("operand-index", "PTX001", None, start, end)
         return None
 
     @fact
