@@ -274,3 +274,42 @@ def test_each_side_is_linted_around_the_fields_it_leaves_unknown() -> None:
     findings = [f for f in lint_text(text, "k.py") if f.severity != "info"]
     assert [(f.rule, f.branch) for f in findings] == [("PTX204", ("if unscale",))]
     assert not [f for f in lint_text(text, "k.py") if f.rule == "PTX902"]
+
+
+FORMAT_HELPER = (
+    "def _softplus(n):\n"
+    "    template = '''\n"
+    "        .reg .pred p;\n"
+    "        setp.gt.f32 p, ${in_reg}, 20.;\n"
+    "        selp.f32 ${out_reg}, ${in_reg}, 0f00000000, p;\n"
+    "    '''\n"
+    "    out = ''\n"
+    "    for i in range(n):\n"
+    "        out += '{' + template.format(out_reg=i, in_reg=i + n) + '}\\n'\n"
+    "    return ' '.join(out.split('\\n'))\n"
+)
+
+
+def test_str_format_and_split_are_followed_with_their_source_map() -> None:
+    # flash-linear-attention's softplus helper (after stickbreaking-attention) builds its
+    # template so: '{name}' fields filled by keyword, then the lines joined by spaces
+    s = statement(HEADER + FORMAT_HELPER + "def k(x):\n" + CALL.format("_softplus(1)"))
+    assert not s.template.has_holes
+    assert " ".join(s.template.text.split()) == (
+        "{ .reg .pred p; setp.gt.f32 p, $1, 20.; selp.f32 $0, $1, 0f00000000, p; }")
+    at = s.template.text.index("$1")
+    assert spelled(s, at + 1, at + 2) == "i + n"  # the argument that filled {in_reg}
+    assert spelled(s, at, at + 1) == "$"  # the template's literal
+
+
+def test_a_defect_in_a_formatted_template_is_found_and_its_fix_not_repeated() -> None:
+    helper = FORMAT_HELPER.replace("'{' + ", "").replace(" + '}\\n'", " + '\\n'")
+    found = lint_text(HEADER + helper + "def k(x):\n" + CALL.format("_softplus(1)"), "k.py")
+    assert [f.rule for f in found] == ["PTX201"], found
+    # the template begins with the join's separator, which the helper places once per line:
+    # braces there would be repeated with it, so no fix is offered
+    assert found[0].fix is None
+    # a format field with a spec is a form not followed: the call is a hole, not a guess
+    spec = FORMAT_HELPER.replace("${in_reg}, 20.", "${in_reg:>2}, 20.")
+    assert [f.rule for f in lint_text(HEADER + spec + "def k(x):\n"
+                                      + CALL.format("_softplus(1)"), "k.py")] == ["PTX902"]

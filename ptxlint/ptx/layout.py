@@ -117,12 +117,18 @@ def wrap_in_braces(statement: AsmStatement) -> tuple[Edit, Edit] | None:
     """Edits that put the whole template inside one ``{ }`` scope, in the file's own layout.
 
     ``{`` goes right after the opening quote of the first piece and ``}`` right before the
-    closing quote of the last; both must be plain or raw string literals. With line breaks in
-    the template the braces get lines of their own (``{\\n\\t`` ... ``\\n\\t}``, reusing the
-    file's spelling); without, they are set off by spaces (``{ ... }``).
+    closing quote of the last; both must be plain or raw string literals, each placed in the
+    template once (not a separator ``str.join`` repeats, nor a line a loop appends). With line
+    breaks in the template the braces get lines of their own (``{\\n\\t`` ... ``\\n\\t}``,
+    reusing the file's spelling); without, they are set off by spaces (``{ ... }``).
     """
     pieces = statement.template.pieces
     if not pieces:
+        return None
+    spans = [p.span for p in pieces]
+    if spans.count(pieces[0].span) > 1 or spans.count(pieces[-1].span) > 1:
+        # the literal is placed more than once (a loop's line, a join's separator): a brace
+        # in it would be repeated with it
         return None
     source_text = statement.source.text
     first = literal_content(source_text, pieces[0])

@@ -5,8 +5,9 @@ lines.append(f"cvt... ${i}, ${i + n};"); return "\\n".join(lines)``) and passes 
 ``inline_asm_elementwise``. Where the call's arguments are literals or module constants, the
 helper's body is evaluated here, statement by statement, as Python would run it: assignments,
 ``+=``, ``append``/``extend``, ``for`` over ``range``, ``if`` on a knowable condition, list
-comprehensions, f-strings, ``str.join`` and ``return``. Nothing is executed: this reads the
-syntax tree and knows only these forms.
+comprehensions, f-strings, ``str.join``, ``str.split`` (by a known separator),
+``str.format`` (plain ``{name}``, ``{0}`` and ``{}`` fields) and ``return``. Nothing is
+executed: this reads the syntax tree and knows only these forms.
 
 Where an argument is not knowable, it is a hole (its call-site span) and the text around it is
 still read; a loop over an unknown range is read once, with holes before and after for the
@@ -413,6 +414,9 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
     if function is None or arguments is None:
         raise _Abort
     args = [a for a in arguments.named_children if a.type != "comment"]
+    if function.type == "attribute" and values.text(
+            function.child_by_field_name("attribute") or function) == "format":
+        return _format(frame, function, args)
     if any(a.type in ("keyword_argument", "list_splat", "dictionary_splat") for a in args):
         raise _Abort
     if function.type == "identifier":
@@ -429,7 +433,11 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
         raise _Abort
     receiver = function.child_by_field_name("object")
     method = function.child_by_field_name("attribute")
-    if receiver is None or method is None or values.text(method) != "join":
+    if receiver is None or method is None:
+        raise _Abort
+    if values.text(method) == "split":
+        return _split(frame, _expression(frame, receiver), _expression(frame, args[0]))
+    if values.text(method) != "join":
         raise _Abort
     separator = _expression(frame, receiver)
     items = _expression(frame, args[0])
@@ -442,6 +450,75 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
         if k:
             parts.append(separator)
         parts.append(_as_string(frame, item, values.span(args[0])))
+    return join(parts)
+
+
+def _split(frame: _Frame, text: Value, separator: Value) -> Value:
+    """``text.split(separator)`` with a known, non-empty separator: the pieces keep their map.
+    A text with a hole may hide a separator, so its pieces are not known."""
+    if not isinstance(separator, Sourced) or not separator.text or separator.has_holes:
+        raise _Abort
+    if not isinstance(text, Sourced):
+        if text is _UNKNOWN:
+            return _UNKNOWN
+        raise _Abort
+    if text.has_holes:
+        return _UNKNOWN
+    pieces: list[Value] = []
+    at = 0
+    while (found := text.text.find(separator.text, at)) >= 0:
+        pieces.append(text.slice(at, found))
+        at = found + len(separator.text)
+    pieces.append(text.slice(at, len(text.text)))
+    return pieces
+
+
+# a replacement field of str.format: a name or number with no conversion or format spec
+_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*|[0-9]*)\}|[{}]")
+
+
+def _format(frame: _Frame, function: tree_sitter.Node, args: list[tree_sitter.Node]) -> Value:
+    """``template.format(...)`` of a known template: each ``{name}``, ``{0}`` or ``{}`` field is
+    the argument's value, mapped to the argument; ``{{`` and ``}}`` are braces. A field with a
+    conversion or a format spec (``{x!r}``, ``{x:>4}``) is a form not known here."""
+    values = frame.values
+    receiver = function.child_by_field_name("object")
+    if receiver is None:
+        raise _Abort
+    template = _expression(frame, receiver)
+    if not isinstance(template, Sourced) or template.has_holes:
+        raise _Abort
+    positional: list[tuple[Value, Span]] = []
+    named: dict[str, tuple[Value, Span]] = {}
+    for a in args:
+        if a.type == "keyword_argument":
+            key, value = a.child_by_field_name("name"), a.child_by_field_name("value")
+            if key is None or value is None:
+                raise _Abort
+            named[values.text(key)] = (_expression(frame, value), values.span(value))
+        elif a.type in ("list_splat", "dictionary_splat") or named:
+            raise _Abort
+        else:
+            positional.append((_expression(frame, a), values.span(a)))
+    parts: list[Sourced] = []
+    at = auto = 0
+    for m in _FORMAT_FIELD.finditer(template.text):
+        parts.append(template.slice(at, m.start()))
+        at = m.end()
+        if m.group() in ("{{", "}}"):
+            parts.append(template.slice(m.start(), m.start() + 1))
+            continue
+        field_name = m.group(1)
+        if field_name is None:
+            raise _Abort  # a lone brace, or a field with a conversion or a format spec
+        if field_name == "":
+            field_name, auto = str(auto), auto + 1
+        chosen = (positional[int(field_name)] if field_name.isdigit()
+                  and int(field_name) < len(positional) else named.get(field_name))
+        if chosen is None:
+            raise _Abort  # Python raises KeyError or IndexError here
+        parts.append(_as_string(frame, chosen[0], chosen[1]))
+    parts.append(template.slice(at, len(template.text)))
     return join(parts)
 
 
