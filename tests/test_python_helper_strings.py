@@ -313,3 +313,15 @@ def test_a_defect_in_a_formatted_template_is_found_and_its_fix_not_repeated() ->
     spec = FORMAT_HELPER.replace("${in_reg}, 20.", "${in_reg:>2}, 20.")
     assert [f.rule for f in lint_text(HEADER + spec + "def k(x):\n"
                                       + CALL.format("_softplus(1)"), "k.py")] == ["PTX902"]
+
+
+def test_format_fields_are_numbered_as_python_numbers_them() -> None:
+    def template(body: str) -> str:
+        helper = f"def _h(n):\n    return {body}\n"
+        return statement(HEADER + helper + "def k(x):\n" + CALL.format("_h(1)")).template.text
+
+    assert template("'add.s32 ${}, ${}, 1;'.format(0, n)") == "add.s32 $0, $1, 1;"
+    assert template("'add.s32 ${1}, ${0}; // {{}}'.format(n, 0)") == "add.s32 $0, $1; // {}"
+    # Python refuses to mix '{}' with '{1}' (ValueError), and a missing name is a KeyError
+    assert template("'add.s32 ${}, ${1}, 1;'.format(0, n)") == HOLE
+    assert template("'add.s32 ${a}, ${b}, 1;'.format(a=0)") == HOLE

@@ -502,6 +502,7 @@ def _format(frame: _Frame, function: tree_sitter.Node, args: list[tree_sitter.No
             positional.append((_expression(frame, a), values.span(a)))
     parts: list[Sourced] = []
     at = auto = 0
+    numbered = False
     for m in _FORMAT_FIELD.finditer(template.text):
         parts.append(template.slice(at, m.start()))
         at = m.end()
@@ -513,6 +514,10 @@ def _format(frame: _Frame, function: tree_sitter.Node, args: list[tree_sitter.No
             raise _Abort  # a lone brace, or a field with a conversion or a format spec
         if field_name == "":
             field_name, auto = str(auto), auto + 1
+        elif field_name.isdigit():
+            numbered = True
+        if auto and numbered:
+            raise _Abort  # Python refuses to mix automatic and manual numbering
         chosen = (positional[int(field_name)] if field_name.isdigit()
                   and int(field_name) < len(positional) else named.get(field_name))
         if chosen is None:
