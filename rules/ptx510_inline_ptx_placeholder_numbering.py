@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.llvm_binding import llvm_call, misnumbered_placeholders
+from ptxlint.analysis.llvm_binding import WrongPlaceholder, llvm_call
+from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Severity
-from ptxlint.model_llvm import PtxPlaceholder
 from ptxlint.rule import Rule, RuleContext
 
 _LISTS = {"r": "read_only_args", "w": "write_only_types", "rw": "read_write_args"}
@@ -63,7 +63,7 @@ No fix is offered: either the placeholder or the list is wrong, and only the aut
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        wrong = misnumbered_placeholders(statement)
+        wrong = analysis_of(statement).misnumbered_placeholders
         if not wrong:
             return
         call = llvm_call(statement)
@@ -74,19 +74,20 @@ No fix is offered: either the placeholder or the list is wrong, and only the aut
             used.setdefault(p.kind, set()).add(p.number)
         # One finding per statement: the lowering numbers the template's placeholders as one
         # list, so every misnumbered placeholder is a consequence of the same numbering.
-        said = [_misnumbered(p, counts, used, statement) for p in wrong]
+        said = [_misnumbered(w, counts, used, statement) for w in wrong]
         others = [brief for _, brief in said[1:]]
         also = f"; also {', '.join(others)}" if others else ""
-        yield self.finding(statement, wrong[0].span, said[0][0] + also)
+        yield self.finding(statement, wrong[0].placeholder.span, said[0][0] + also)
 
 
-def _misnumbered(p: PtxPlaceholder, counts: dict[str, int], used: dict[str, set[int]],
+def _misnumbered(wrong: WrongPlaceholder, counts: dict[str, int], used: dict[str, set[int]],
                  statement: AsmStatement) -> tuple[str, str]:
-    """What is wrong with misnumbered placeholder ``p``, said in full and briefly."""
+    """What is wrong with a misnumbered placeholder, said in full and briefly."""
+    p = wrong.placeholder
     listed = _LISTS[p.kind]
     count = counts.get(p.kind)
     written = statement.source.text[p.span.start : p.span.end]
-    if count is not None and p.number >= count:
+    if wrong.past_end:
         binds = (
             f": the lowering binds it to {_LISTS[p.bound_kind]}[{p.bound_index}]"
             if p.bound_kind

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # annotations only: a C++ file's check never loads them (ptxl
     from ptxlint.model_llvm import PtxPlaceholder
 
 __all__ = ["TRITON_FAMILY", "BindingMismatch", "binding_mismatch", "count", "known_call",
-           "known_entries", "llvm_call", "misnumbered_placeholders"]
+           "known_entries", "llvm_call", "misnumbered_placeholders", "WrongPlaceholder"]
 
 TRITON_FAMILY = ("triton", "helion", "pallas", "torch")
 
@@ -94,7 +94,12 @@ def binding_mismatch(statement: AsmStatement) -> BindingMismatch | None:
     return None
 
 
-def misnumbered_placeholders(statement: AsmStatement) -> tuple[PtxPlaceholder, ...]:
+class WrongPlaceholder(NamedTuple):
+    placeholder: PtxPlaceholder
+    past_end: bool  # its number is past its list's end; else the lowering numbers it again
+
+
+def misnumbered_placeholders(statement: AsmStatement) -> tuple[WrongPlaceholder, ...]:
     """The ``inline_ptx`` placeholders (the first of each kind and number, in the template's
     order) whose number does not name the argument the lowering binds: one past the end of its
     list, or, where the whole template is known, one the lowering numbers again because the
@@ -105,7 +110,7 @@ def misnumbered_placeholders(statement: AsmStatement) -> tuple[PtxPlaceholder, .
         return ()
     counts = dict(call.role_counts)
     holes = statement.template.has_holes  # a part built at run time may use the numbers skipped
-    wrong: list[PtxPlaceholder] = []
+    wrong: list[WrongPlaceholder] = []
     seen: set[tuple[str, int]] = set()
     for p in call.placeholders:
         key = (p.kind, p.number)
@@ -116,5 +121,5 @@ def misnumbered_placeholders(statement: AsmStatement) -> tuple[PtxPlaceholder, .
         past_end = count is not None and p.number >= count
         rebound = bool(p.bound_kind) and (p.bound_kind, p.bound_index) != key and not holes
         if past_end or rebound:
-            wrong.append(p)
+            wrong.append(WrongPlaceholder(p, past_end))
     return tuple(wrong)

@@ -23,6 +23,7 @@ from ptxlint.analysis.guards import model_dependent
 from ptxlint.analysis.lazy_fact import fact, known
 from ptxlint.analysis.llvm_binding import (
     BindingMismatch,
+    WrongPlaceholder,
     binding_mismatch,
     misnumbered_placeholders,
 )
@@ -679,9 +680,14 @@ class StatementAnalysis:
         return None
 
     @fact
+    def misnumbered_placeholders(self) -> tuple[WrongPlaceholder, ...]:
+        """The ``inline_ptx`` placeholders PTX510 reports (:func:`.misnumbered_placeholders`)."""
+        return misnumbered_placeholders(self.statement)
+
+    @fact
     def rebound_operands(self) -> frozenset[int]:
-        """The ``$K`` of the ``inline_ptx`` placeholders PTX510 reports."""
-        return frozenset(p.operand for p in misnumbered_placeholders(self.statement))
+        """The ``$K`` of :attr:`misnumbered_placeholders`."""
+        return frozenset(w.placeholder.operand for w in self.misnumbered_placeholders)
 
     def register_type_root(self, start: int, end: int) -> RootCause | None:
         """A root cause that spoils the register type of the ``%N`` in ``[start, end)``:
