@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.register_types import RegisterMismatch
+from ptxlint.analysis.shared_conversion import needs_offset
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.value_flow import operand_value
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -83,7 +85,11 @@ rejects a 32-bit or float register there ("Arguments mismatch for instruction 's
 'tex').
 
 The state space itself (a shared-window offset where a generic address is read) is
-PTX301's; a pointer or 64-bit value in `"r"` is PTX004's: PTX206 stays silent on both.
+PTX301's; a pointer or 64-bit value in `"r"` is PTX004's: PTX206 stays silent on both. So it
+is on a generic pointer in `"l"` that the template takes as the base of `.shared` accesses and
+reads elsewhere only as a 32-bit value (`add.u32 t, %0, 4; st.shared.u32 [t], %1;`): the
+template was written for the 32-bit shared-window offset, and PTX301 reports the one missing
+conversion, as an error there, with the fix that mends both.
 
 Where ptxas versions disagree the verdict is `cuda-version`'s (13.0 unless configured or found
 by `--verify`), and the message names the version: ptxas 13.1 takes a 32-bit register for the
@@ -138,6 +144,7 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
         mismatches = analysis.register_mismatches(arch, cuda_version, parsed)
         if not mismatches:
             return
+        mismatches = tuple(m for m in mismatches if not _unconverted_offset(statement, m, context))
         # one finding per asm operand: its letter is the one defect, however many of the
         # template's instructions name it (the first; the message counts the others)
         # and one per vector whose elements miss the same way: a wgmma's accumulators bound to
@@ -184,3 +191,17 @@ asm("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(addr));  // a 64-bit (pointer-size
                            f"operand {operand.index}{what}, which no {prefix}N names?)")
             yield self.finding(
                 statement, self.template_span(statement, mismatch.start, mismatch.end), message)
+
+
+def _unconverted_offset(
+    statement: AsmStatement, mismatch: RegisterMismatch, context: RuleContext
+) -> bool:
+    """A 64-bit generic pointer in a 32-bit place of a template that also takes it as a
+    ``.shared`` address: the missing conversion to the shared-window offset, PTX301's finding
+    (``analysis.shared_conversion.needs_offset``)."""
+    index = mismatch.index
+    if index is None or mismatch.address or index >= len(statement.operands):
+        return False
+    operand = statement.operands[index]
+    return needs_offset(statement, operand, lambda: operand_value(
+        statement, operand, True, context.parsed, context.file_statements))

@@ -11,9 +11,9 @@ measured: no gain).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from ptxlint.analysis import operand_use
+from ptxlint.analysis.shared_conversion import converted_width, needs_offset
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.analysis.value_flow import Value, holds_shared_address, operand_value
@@ -153,7 +153,11 @@ by that accident only: the ISA reads the operand as a generic address, which a 3
 not.
 
 Severity: a generic pointer in a shared access is reported as a *warning* (undefined, but it
-works on current GPUs and real code such as DeepGEMM's `ld_shared` relies on it); a shared
+works on current GPUs and real code such as DeepGEMM's `ld_shared` relies on it), and as an
+*error* where the template reads the same `"l"` pointer as a 32-bit value too (`mad.lo.u32 a,
+%1, 4, %0; st.shared.b8 [%0], ...`): it was written for the 32-bit shared-window offset, ptxas
+rejects the 64-bit register in that place ('Arguments mismatch'), and the conversion to the
+offset mends both, so this finding speaks for PTX206 there; a shared
 offset in a global or generic access is an *error*; a 32-bit register in a generic `ldmatrix`
 or `stmatrix`, whose value the rule does not follow, a *warning*, as it works today.
 
@@ -288,6 +292,14 @@ address of the file's own `__shared__` memory, and the message names both conver
                     f"{named} is a generic pointer ('{expression}'{typed}) but "
                     f"'{mnemonic}' expects a .{use.space} address; {convert}"
                 )
+                echoes = self._offset_places(statement, operand, context, value)
+                if echoes:
+                    # PTX206 is silent on the 64-bit register in those places: one defect,
+                    # which ptxas rejects
+                    message += (
+                        f" to the 32-bit offset: '{echoes[0]}' reads it too, and ptxas rejects "
+                        "the 64-bit register there ('Arguments mismatch')"
+                    )
                 # cvta.to.shared (::cta) is undefined for another CTA's address: for a cluster
                 # access only an address proven to be of the file's own shared memory converts
                 fix = (
@@ -301,8 +313,9 @@ address of the file's own `__shared__` memory, and the message names both conver
                         proven=proven,
                     )
                 )
-                # Undefined per the ISA but works on today's GPUs (see docs): a warning.
-                severity = Severity.WARNING
+                # Undefined per the ISA but works on today's GPUs (see docs): a warning, unless
+                # the same missing conversion stops ptxas
+                severity = Severity.ERROR if echoes else Severity.WARNING
             elif kind == "generic-integer":
                 typed = f", {operand.ctype.spelling}" if operand.ctype is not None else ""
                 message = (
@@ -350,6 +363,25 @@ address of the file's own `__shared__` memory, and the message names both conver
                 severity=severity,
             )
 
+    @staticmethod
+    def _offset_places(
+        statement: AsmStatement,
+        operand: Operand,
+        context: RuleContext,
+        value: Callable[[Operand, bool], Value | None],
+    ) -> list[str]:
+        """The instructions whose 32-bit place refuses ``operand``'s 64-bit register (PTX206's
+        mismatches), where the missing conversion to the 32-bit shared-window offset is that
+        defect too (``analysis.shared_conversion.needs_offset``): PTX206 is silent on them."""
+        if not needs_offset(statement, operand, lambda: value(operand, True)):
+            return []
+        analysis = analysis_of(statement)
+        mismatches = analysis.register_mismatches(
+            context.one_arch(analysis), context.options.get("cuda_version"),
+            lambda: context.parsed)
+        return list(dict.fromkeys(m.instruction.mnemonic for m in mismatches
+                                  if m.index == operand.index and not m.address))
+
     def _convert_fix(
         self,
         statement: AsmStatement,
@@ -372,7 +404,7 @@ address of the file's own `__shared__` memory, and the message names both conver
             # converted, the value would be wrong for an access in another space (directly or
             # through a register copy)
             return None
-        width = _converted_width(statement, operand, len(shared_refs))
+        width = converted_width(statement, operand, len(shared_refs))
         if width is None:
             return None
         # Safe only when its premise is proven: the value is a generic address (`&x`, an array,
@@ -395,39 +427,3 @@ address of the file's own `__shared__` memory, and the message names both conver
             # __cvta_generic_to_shared gives a size_t, which "l" binds
             edits = (Edit(constraint.span, '"l"'), Edit(operand.expression_span, converted))
         return Fix("pass the shared-window address: __cvta_generic_to_shared", edits, safe=safe)
-
-
-def _converted_width(statement: AsmStatement, operand: Operand, shared_bases: int) -> int | None:
-    """The register width (32 or 64) the shared-window address must have for every place the
-    template names the operand: a shared access's address takes either, so the width comes from
-    the instructions that read it as a value (``mov.b64 a, %1`` wants 64 bits, and ptxas rejects
-    a 32-bit register there: 'Arguments mismatch'). None when no width fits them all, an
-    instruction names no type to judge by (``isspacep.shared p, %1`` reads a generic address),
-    or a reference sits where the rule did not find the base of a shared access
-    (``[%0+%1]``)."""
-    index = operand.index
-    named = len(refs_of(statement).tokens_of(index))
-    value_widths: list[set[int]] = []
-    addresses = 0
-    for use in operand_use.uses(statement, index):
-        if use.in_address:
-            addresses += 1
-            continue
-        widths = {_type_bits(t) for t in operand_use.value_types(use.instruction)}
-        if not widths:
-            return None
-        value_widths.append(widths)
-    if addresses != shared_bases or shared_bases + len(value_widths) != named:
-        return None
-    # the constraint's own width first: the smallest change that compiles
-    for width in (32, 64) if operand.constraint.letters == "r" or not value_widths else (64, 32):
-        if all(width in widths for widths in value_widths):
-            return width
-    return None
-
-
-def _type_bits(ptx_type: str) -> int:
-    """``f16x2`` -> 32, ``u64`` -> 64."""
-    digits = "".join(ch for ch in ptx_type.split("x")[0] if ch.isdigit())
-    lanes = int(ptx_type.split("x")[1]) if "x" in ptx_type else 1
-    return int(digits or 0) * lanes

@@ -55,7 +55,11 @@ The roots, and the rule each belongs to:
   A pointer in ``"r"`` that the template uses as a ``.shared`` address (directly or through a
   register copy: ``ptxlint.ptx.address_bases``, which PTX301 reads too) is one defect, the missing
   conversion to the shared window: PTX004 reports it with the conversion as its fix, PTX301 is
-  silent (``StatementAnalysis.shared_pointer_misfit``).
+  silent (``StatementAnalysis.shared_pointer_misfit``). Likewise a generic pointer in ``"l"``
+  that the template takes as a ``.shared`` address and reads elsewhere only as a 32-bit value
+  (``add.u32 t, %0, 4; st.shared.u32 [t], %1;``): the missing conversion to the 32-bit offset
+  is PTX301's finding (an error there), and PTX206 is silent on the 32-bit places
+  (``ptxlint.analysis.shared_conversion.needs_offset``).
 - ``operand-index`` (PTX001): an instruction that names a ``%N`` past the last operand; the
   template and the operand list disagree on the numbering, so what another ``%N`` of that
   instruction stands for (an input written, PTX105; an output read, PTX106; its register
