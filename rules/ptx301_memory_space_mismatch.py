@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ptxlint.analysis.shared_conversion import converted_width, needs_offset
+from ptxlint.analysis.shared_conversion import OFFSET_CLAIM, converted_width, needs_offset
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.analysis.value_flow import Value, holds_shared_address, operand_value
@@ -297,8 +297,8 @@ address of the file's own `__shared__` memory, and the message names both conver
                     # PTX206 is silent on the 64-bit register in those places: one defect,
                     # which ptxas rejects
                     message += (
-                        f" to the 32-bit offset: '{echoes[0]}' reads it too, and ptxas rejects "
-                        "the 64-bit register there ('Arguments mismatch')"
+                        f" to the 32-bit offset: '{echoes[0]}' reads it too, and {OFFSET_CLAIM} "
+                        "('Arguments mismatch')"
                     )
                 # cvta.to.shared (::cta) is undefined for another CTA's address: for a cluster
                 # access only an address proven to be of the file's own shared memory converts

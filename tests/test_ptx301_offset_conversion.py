@@ -70,3 +70,13 @@ def test_an_integer_in_l_is_no_generic_pointer_and_keeps_the_type_finding() -> N
         "{.reg .u32 t; add.u32 t, %0, 4; st.shared.u32 [t], %1;}",
         '"l"(__cvta_generic_to_shared(out))'))
     assert [f.rule for f in found] == ["PTX206"]
+
+
+def test_verify_confirms_the_error_by_the_place_ptxas_refuses() -> None:
+    from ptxlint.verify.recipes import PTX, recipe_for
+
+    finding = _found(_kernel("{.reg .u32 t; add.u32 t, %0, 4; st.shared.u32 [t], %1;}"))[0]
+    recipe = recipe_for("PTX301", finding)
+    assert recipe.probes == (PTX,) and not recipe.own_lines
+    assert recipe.agrees is not None
+    assert recipe.agrees.search("ptxas: Arguments mismatch for instruction 'add'")

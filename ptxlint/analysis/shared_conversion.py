@@ -20,7 +20,11 @@ from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.address_values import is_generic_pointer, is_shared_offset
 from ptxlint.ptx.spaces import SHARED_SPACES
 
-__all__ = ["converted_width", "needs_offset"]
+__all__ = ["OFFSET_CLAIM", "converted_width", "needs_offset"]
+
+# PTX301's words where the missing conversion stops ptxas too (``needs_offset``): what
+# ``--verify`` confirms with ptxas's "Arguments mismatch" at the 32-bit place
+OFFSET_CLAIM = "ptxas rejects the 64-bit register there"
 
 
 def converted_width(statement: AsmStatement, operand: Operand, shared_bases: int) -> int | None:

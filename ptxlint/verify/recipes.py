@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ptxlint.analysis.register_types import NARROW_GLOBAL_CLAIM
+from ptxlint.analysis.shared_conversion import OFFSET_CLAIM
 from ptxlint.model import Severity
 
 if TYPE_CHECKING:
@@ -226,6 +227,12 @@ _PTX301_ERROR = Recipe((PTX,), _p(r"32-bit address"), refutable=False,
                                  "run time")
 
 
+# PTX301's error where the template also reads the unconverted 64-bit pointer in a 32-bit place
+# (analysis.shared_conversion.OFFSET_CLAIM): ptxas refuses that place ("Arguments mismatch"),
+# at the instruction that reads it, which may be another line of the template than the access
+_PTX301_OFFSET = Recipe((PTX,), _p(r"Arguments mismatch"), own_lines=False)
+
+
 # PTX206's claim of a 32-bit register as a .global address of cp.async, the bulk copies or
 # tensormap.replace: ptxas assembles it, and the fault shows only when the code runs
 _PTX206_NARROW_GLOBAL = Recipe(
@@ -310,6 +317,8 @@ def recipe_for(rule: str, finding: Finding | None = None) -> Recipe:
     statement = finding.statement if finding is not None else None
     if statement is not None and statement.syntax == "llvm":
         return _llvm_recipe(rule, statement.llvm.api if statement.llvm else "")
+    if rule == "PTX301" and finding is not None and OFFSET_CLAIM in finding.message:
+        return _PTX301_OFFSET
     if rule == "PTX301" and finding is not None and finding.severity is Severity.ERROR:
         return _PTX301_ERROR
     if rule == "PTX009" and finding is not None and undefined_output(finding) is not None:
