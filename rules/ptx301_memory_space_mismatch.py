@@ -156,10 +156,10 @@ Severity: a generic pointer in a shared access is reported as a *warning* (undef
 works on current GPUs and real code such as DeepGEMM's `ld_shared` relies on it), and as an
 *error* where the template reads the same `"l"` pointer as a 32-bit value too (`mad.lo.u32 a,
 %1, 4, %0; st.shared.b8 [%0], ...`): it was written for the 32-bit shared-window offset, ptxas
-rejects the 64-bit register in that place ('Arguments mismatch'), and the conversion to the
-offset mends both, so this finding speaks for PTX206 there; a shared
-offset in a global or generic access is an *error*; a 32-bit register in a generic `ldmatrix`
-or `stmatrix`, whose value the rule does not follow, a *warning*, as it works today.
+rejects the 64-bit register in that place ('Arguments mismatch', which `--verify` confirms
+it by), and the conversion to the offset mends both, so this finding speaks for PTX206 there;
+a shared offset in a global or generic access is an *error*; a 32-bit register in a generic
+`ldmatrix` or `stmatrix`, whose value the rule does not follow, a *warning*, as it works today.
 
 ## Example
 ```cuda
