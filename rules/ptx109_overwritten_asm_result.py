@@ -33,6 +33,11 @@ nothing is lost. The finding is on the later statement, where the fix goes (its 
 inputs, or its outputs' names). Statements in macros, from macro expansions, or under
 different `#if` guards are not compared.
 
+One defect, one finding (`ptxlint.analysis.roots`): silent where the later statement's template
+reads one of those outputs before it writes it (`selp.u32 %0, %3, %0, p;` given `"=r"(c)`):
+it continues the earlier result, and the `=` that should be `+` is PTX106's finding, whose fix
+makes the result read, not lost.
+
 ## Why is this bad?
 The first statement's work never reaches anything. Without `volatile` the compiler deletes it
 (its outputs are dead); with `volatile` it runs and its results are thrown away. Either way the

@@ -26,6 +26,14 @@ def _rules(body: str) -> list[str]:
 # (root rule, echoing rule, statement with the root, its twin without the root)
 STACKS = [
     pytest.param(
+        "PTX106", "PTX109",
+        '  asm("add.u32 %0, %1, 1;" : "=r"(r) : "r"(x));\n'
+        '  asm("add.u32 %0, %0, %1;" : "=r"(r) : "r"(y));\n  *p = r;\n',
+        '  asm("add.u32 %0, %1, 1;" : "=r"(r) : "r"(x));\n'
+        '  asm("add.u32 %0, %1, 2;" : "=r"(r) : "r"(y));\n  *p = r;\n',
+        id="a-template-that-reads-an-output-continues-the-result-it-overwrites",
+    ),
+    pytest.param(
         "PTX006", "PTX010",
         '  asm("mov.u32 %0, 1;" : "=n"(r));\n',
         '  asm("add.u32 %0, %0, %1;" : "+r"(r) : "n"(x));\n',

@@ -187,9 +187,15 @@ def _lost(earlier: AsmStatement, later: AsmStatement, found: Overwrite) -> Overw
     analysis = analysis_of(earlier)
     if analysis.side_effects or analysis.memory_effects:
         return None
-    flow = analysis_of(later).flow
+    later_analysis = analysis_of(later)
+    flow = later_analysis.flow
     # an output written on some paths only may keep the old value: PTX103's finding
     if flow is None or any(index not in flow.definite for index in found.again):
+        return None
+    # an output the template reads before it writes it continues the earlier result: the
+    # '=' that should be '+' is the one defect (PTX106's root, ``undefined-read``), and once
+    # mended the result is read, not lost
+    if any(index in later_analysis.undefined_reads for index in found.again):
         return None
     return found
 

@@ -46,7 +46,9 @@ The roots, and the rule each belongs to:
   data-flow rules (PTX103, PTX104, PTX106) ask nothing of the statement.
 - ``undefined-read`` (PTX106): a write-only output read before any write; the same output's
   "never written" (PTX104) is that read seen from the other side
-  (``StatementAnalysis.undefined_reads``).
+  (``StatementAnalysis.undefined_reads``), and so is the "lost" result of the asm before it
+  that the output writes again (PTX109): the template continues that result, and with ``+``
+  it reads it (``analysis.overwritten_results``).
 - ``register-misfit`` (PTX004): a value nvcc refuses under its register letter (a ``double`` or
   a pointer in ``"r"``); nvcc stops before ptxas reads the template, and the letter that fits
   the value names another register, so the ``%N``'s register type (PTX206) is no second defect
