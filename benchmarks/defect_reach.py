@@ -313,8 +313,10 @@ def generic_shared(statement: AsmStatement, text: str) -> Iterator[Edit]:
         span = operand.expression_span
         if at < 0 or text[span.start:span.end] != operand.expression:
             continue
-        # one edit from the letter to the expression's end: the letter and the pointer
-        yield Edit(at, span.end, "l" + text[at + 1:span.start] + pointer)
+        # one edit from the letter to the expression's end: the letter and the pointer (the
+        # expression's line breaks kept, so that every finding stays on its line)
+        yield Edit(at, span.end, "l" + text[at + 1:span.start] + pointer
+                   + _lines(text[span.start:span.end]))
         return
 
 
