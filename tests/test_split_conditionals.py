@@ -8,7 +8,7 @@ from __future__ import annotations
 import tree_sitter
 import tree_sitter_cuda
 
-from ptxlint.frontends.split_conditionals import split_conditionals
+from ptxlint.frontends.split_conditionals import _head_groups, split_conditionals
 from ptxlint.frontends.syntax_tree import parse
 from ptxlint.lsp.incremental import IncrementalLinter
 from tests.conftest import lint_text
@@ -136,3 +136,83 @@ def test_the_language_servers_reparse_leaves_them_out_as_a_full_parse_does() -> 
     same_as_full(linter, "split.cu", SPLIT_IF.replace("%1, 1;", "%1, 2;"))
     same_as_full(linter, "split.cu", SPLIT_IF.replace("%1, 1;", "%1,   1;"))
     assert linter.incremental_runs == 2
+
+
+# flashinfer's generated kernels (cake_moe_grouped_gemm, cake_fmha): the kernel's name and
+# parameters per configuration, nested groups included, the body after the last #endif
+SPLIT_HEAD = """\
+extern "C" {
+
+__global__ __launch_bounds__(256) void
+#if OUTER
+#if WIDE
+kernel_a(float* __restrict__ out, unsigned a, unsigned b)
+#else
+kernel_b(float* __restrict__ out, unsigned a)
+#endif  // WIDE
+#else
+kernel_c(float* __restrict__ out, unsigned a)
+#endif  // OUTER
+{
+  unsigned r;
+  asm volatile("add.u32 %0, %1, 1;" : "=r"(r) : "r"(a));
+  out[0] = r;
+}
+
+__device__ void after(unsigned* p) {
+  asm volatile("st.global.u32 [%0], 1;" :: "l"(p) : "memory");
+}
+
+}
+"""
+
+
+def test_a_declaration_with_a_head_per_branch_keeps_the_first() -> None:
+    assert _plain_parse_errs(SPLIT_HEAD)
+    parsed = parse("k.cu", SPLIT_HEAD)
+    assert parsed.split and not parsed.tree.root_node.has_error
+    assert _functions(SPLIT_HEAD) == ["after", "kernel_a"]
+    kept = SPLIT_HEAD.encode()
+    for start, end in parsed.skipped:
+        kept = kept[:start] + b" " * (end - start) + kept[end:]
+    assert b"kernel_a(" in kept and b"kernel_b(" not in kept and b"kernel_c(" not in kept
+    assert b"#" not in kept
+
+
+def test_groups_of_statements_or_with_braces_are_no_heads() -> None:
+    heads = SPLIT_HEAD.encode()
+    assert _head_groups(heads)  # the shape itself
+    for no_head in (
+        heads.replace(b"unsigned a)\n#endif  // OUTER", b"unsigned a);\n#endif  // OUTER"),
+        heads.replace(b"kernel_c(", b"{ kernel_c("),  # a brace in a branch
+        heads.replace(b"#endif  // OUTER\n{", b"#endif  // OUTER\nconst {"),  # no body next
+        heads.replace(b"__launch_bounds__(256) void\n", b"__launch_bounds__(256) void;\n"),
+        heads.replace(b"#else\nkernel_c", b"#endif\n#if X\nkernel_c"),  # no alternative
+    ):
+        assert not [r for r in _head_groups(no_head) if r[0] < no_head.index(b"{\n  unsigned")]
+
+
+# A branch that closes a block and opens another (``} {``) counts no more of one brace than of
+# the other; it is half a brace pair all the same (flashinfer's cake_fmha dcp kernels)
+CLOSE_REOPEN = """\
+__device__ void f(unsigned* p, unsigned a, bool e) {
+  if (e) {
+    p[1] = a;
+#if SPLIT
+  }
+  {
+    p[2] = a;
+#endif
+  }
+  asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(a) : "memory");
+}
+
+__device__ void g() {}
+"""
+
+
+def test_a_branch_that_closes_and_reopens_a_block_is_half_a_pair() -> None:
+    assert _plain_parse_errs(CLOSE_REOPEN)
+    parsed = parse("k.cu", CLOSE_REOPEN)
+    assert parsed.split and not parsed.tree.root_node.has_error
+    assert _functions(CLOSE_REOPEN) == ["f", "g"]

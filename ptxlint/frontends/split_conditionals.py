@@ -12,7 +12,9 @@ declarations or statements. Real kernels open a block in one group and close it 
       }
     #endif
 
-or give one body two heads (``#ifdef X void f(a) { #else void f(a, b) { #endif``). The error
+or give one body two heads (``#ifdef X void f(a) { #else void f(a, b) { #endif``; or
+``void`` ``#if X`` ``f(a)`` ``#else`` ``f(a, b)`` ``#endif`` ``{``, one declarator per branch
+and the body after the group: ``_head_groups``). The error
 recovery then puts the rest of the file in one ERROR node (flashinfer's attention/prefill.cuh,
 4,534 lines; xqa/mha.cu), and no function there is seen by what reads functions from the tree
 (function flows, value flow, the protocol rules).
@@ -44,6 +46,12 @@ _ALTERNATIVES = frozenset((b"elif", b"else", b"elifdef", b"elifndef"))
 # starting with its literal, the regex engine skips to each "#".
 _ROUGH = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|elifdef|elifndef|endif)\b")
 _ASM = re.compile(rb"\b(?:asm|__asm|__asm__)\b")
+# An ``#endif`` line followed by a block's ``{``: where a conditional group may end a
+# declaration's head (``_head_groups``), for the first, rough look.
+_HEAD_BEFORE_BODY = re.compile(rb"#[ \t]*endif\b[^\n]*\n\s*\{")
+# A directive's logical line, with its name.
+_DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[ \t]*(\w*)(?:\\\r?\n|[^\n])*", re.M)
+_BRACE = re.compile(rb"[{}]")
 _NEVER = re.compile(rb"^[ \t]*#[ \t]*if[ \t]+0[ \t]*(?://.*|/\*.*)?$", re.M)
 
 
@@ -69,8 +77,11 @@ def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
     branch of which opens or closes a brace it does not pair (outside comments and literals), its
     directive lines and every branch but one (the first; the ``#else`` of ``#if 0``); () where
     there is none, or where the choice would not pair the file's braces."""
-    if b"#" not in data or b"{" not in data or not _counts_unpaired(data):
+    if b"#" not in data or b"{" not in data:
         return ()
+    heads = _head_groups(data) if _HEAD_BEFORE_BODY.search(data) else []
+    if not _counts_unpaired(data):
+        return tuple(heads)
     out: list[tuple[int, int]] = []
     stack: list[_Group] = []
     depth = low = 0  # the file's own, outside any group
@@ -100,7 +111,7 @@ def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
             group.directives.append((m.start(), m.end()))
             kept = _settle(data, group, out)
             if kept is None:
-                return ()
+                return tuple(heads)
             if stack:
                 outer = stack[-1].branches[-1]
                 outer.low = min(outer.low, outer.depth + kept.low)
@@ -109,10 +120,10 @@ def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
                 low = min(low, depth + kept.low)
                 depth += kept.depth
     if stack or depth != 0 or low < 0 or not out:
-        return ()
+        return tuple(heads)  # a head's groups hold no brace: they pair the file's alike
     # sorted; overlapping where a group lies in a branch left out (the parse joins them:
     # syntax_tree._merged)
-    return tuple(sorted(out))
+    return tuple(sorted(out + heads))
 
 
 def _settle(data: bytes, group: _Group, out: list[tuple[int, int]]) -> _Branch | None:
@@ -137,6 +148,59 @@ def _settle(data: bytes, group: _Group, out: list[tuple[int, int]]) -> _Branch |
     left.extend(d for d in group.directives if not any(s <= d[0] < e for s, e in left))
     out.extend(left)
     return branches[keep]
+
+
+def _head_groups(data: bytes) -> list[tuple[int, int]]:
+    """The byte ranges to leave out where conditional groups give one declaration alternative
+    heads: after its specifiers (a word or ``)``: ``__global__ __launch_bounds__(256) void``)
+    a group, nested groups in it allowed, whose branches hold declarators only (no brace, no
+    ``;``), and the body's ``{`` right after its ``#endif``. flashinfer's generated kernels name
+    the kernel and its parameters per configuration so; tree-sitter reads the declarators as
+    one and puts the rest of the file in an ERROR node. Left out: every directive line of the
+    group and every branch but the first one reached (the first branch of each group in it), as
+    the preprocessor keeps one declarator. Only the text since the last brace or ``;`` before
+    each ``#endif`` followed by a ``{`` is read: such a group holds neither."""
+    out: list[tuple[int, int]] = []
+    for m in _HEAD_BEFORE_BODY.finditer(data):
+        line_end = data.find(b"\n", m.start())
+        since = max(data.rfind(b"{", 0, m.start()), data.rfind(b"}", 0, m.start()),
+                    data.rfind(b";", 0, m.start())) + 1
+        opens: list[int] = []
+        start = closed = -1
+        for line in _DIRECTIVE_LINE.finditer(data, since, line_end):
+            if line.group(1) in _OPENS:
+                opens.append(line.start())
+            elif line.group(1) == b"endif" and opens:
+                start, closed = opens.pop(), line.end()
+        if start < 0 or opens or closed != line_end:
+            continue  # the #endif closes a group opened before the head (or is no directive)
+        kept = _kept_head(data, start, line_end)
+        if kept is not None:
+            out.extend(((start, kept[0]), (kept[1], line_end)))
+    return out
+
+
+def _kept_head(data: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The declarator kept of the group from ``start`` (its ``#if`` line) to ``end`` (the end of
+    its ``#endif`` line), as ``(start, end)``, where the group is alternative heads
+    (``_head_groups``); None otherwise."""
+    group = data[start:end]
+    if b"{" in group or b"}" in group or b";" in group:
+        return None
+    before = data[max(0, start - 256):start].rstrip()
+    if not before or not (before[-1:].isalnum() or before[-1:] in (b"_", b")")):
+        return None
+    if not data[end:end + 256].lstrip().startswith(b"{"):
+        return None
+    lines = _DIRECTIVE_LINE.finditer(data, start, end)
+    at, alternatives, first = start, 0, None
+    for line in lines:
+        if first is None and line.start() > at and data[at:line.start()].strip():
+            first = (at, line.start())
+        if line.group(1) in _ALTERNATIVES:
+            alternatives += 1
+        at = line.end()
+    return first if alternatives and first is not None else None
 
 
 def closes_before(data: bytes, start: int, end: int) -> bool:
@@ -180,7 +244,12 @@ def _counts_unpaired(data: bytes) -> bool:
     at = 0
     for m in _ROUGH.finditer(data):
         if stack:
-            stack[-1][-1] += data.count(b"{", at, m.start()) - data.count(b"}", at, m.start())
+            closes = data.count(b"}", at, m.start())
+            if closes and stack[-1][-1] == 0 and (
+                    first := _BRACE.search(data, at, m.start())) is not None \
+                    and first.group() == b"}":
+                return True  # the branch closes a block it did not open (``} else {``)
+            stack[-1][-1] += data.count(b"{", at, m.start()) - closes
         at = m.start()
         word = m.group(1)
         if word in _OPENS:
