@@ -75,8 +75,10 @@ class _Group:
 def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
     """The byte ranges to leave out of ``data``'s parse, sorted: for each conditional group a
     branch of which opens or closes a brace it does not pair (outside comments and literals), its
-    directive lines and every branch but one (the first; the ``#else`` of ``#if 0``); () where
-    there is none, or where the choice would not pair the file's braces."""
+    directive lines and every branch but one (the first; the ``#else`` of ``#if 0``); none of
+    them where there is none, or where the choice would not pair the file's braces. The groups
+    that give a declaration alternative heads (``_head_groups``) are left out whatever the rest
+    gives: they hold no brace."""
     if b"#" not in data or b"{" not in data:
         return ()
     heads = _head_groups(data) if _HEAD_BEFORE_BODY.search(data) else []
@@ -185,8 +187,8 @@ def _kept_head(data: bytes, start: int, end: int) -> tuple[int, int] | None:
     its ``#endif`` line), as ``(start, end)``, where the group is alternative heads
     (``_head_groups``); None otherwise."""
     group = data[start:end]
-    if b"{" in group or b"}" in group or b";" in group:
-        return None
+    if b"{" in group or b"}" in group or b";" in group or _ASM.search(group):
+        return None  # (an asm keyword: its statement must stay in the tree)
     before = data[max(0, start - 256):start].rstrip()
     if not before or not (before[-1:].isalnum() or before[-1:] in (b"_", b")")):
         return None
