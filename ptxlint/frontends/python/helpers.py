@@ -414,9 +414,11 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
     if function is None or arguments is None:
         raise _Abort
     args = [a for a in arguments.named_children if a.type != "comment"]
-    if function.type == "attribute" and values.text(
-            function.child_by_field_name("attribute") or function) == "format":
-        return _format(frame, function, args)
+    receiver = function.child_by_field_name("object")
+    method = function.child_by_field_name("attribute")
+    called = values.text(method) if function.type == "attribute" and method is not None else None
+    if called == "format" and receiver is not None:
+        return _format(frame, receiver, args)  # before the refusal of keyword arguments
     if any(a.type in ("keyword_argument", "list_splat", "dictionary_splat") for a in args):
         raise _Abort
     if function.type == "identifier":
@@ -429,15 +431,11 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
                 return _UNKNOWN if value.has_holes else len(value.text)
             return len(value) if isinstance(value, list) else _UNKNOWN
         raise _Abort
-    if function.type != "attribute" or len(args) != 1:
+    if called is None or receiver is None or len(args) != 1:
         raise _Abort
-    receiver = function.child_by_field_name("object")
-    method = function.child_by_field_name("attribute")
-    if receiver is None or method is None:
-        raise _Abort
-    if values.text(method) == "split":
-        return _split(frame, _expression(frame, receiver), _expression(frame, args[0]))
-    if values.text(method) != "join":
+    if called == "split":
+        return _split(_expression(frame, receiver), _expression(frame, args[0]))
+    if called != "join":
         raise _Abort
     separator = _expression(frame, receiver)
     items = _expression(frame, args[0])
@@ -453,7 +451,7 @@ def _call(frame: _Frame, node: tree_sitter.Node) -> Value:
     return join(parts)
 
 
-def _split(frame: _Frame, text: Value, separator: Value) -> Value:
+def _split(text: Value, separator: Value) -> Value:
     """``text.split(separator)`` with a known, non-empty separator: the pieces keep their map.
     A text with a hole may hide a separator, so its pieces are not known."""
     if not isinstance(separator, Sourced) or not separator.text or separator.has_holes:
@@ -477,14 +475,11 @@ def _split(frame: _Frame, text: Value, separator: Value) -> Value:
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*|[0-9]*)\}|[{}]")
 
 
-def _format(frame: _Frame, function: tree_sitter.Node, args: list[tree_sitter.Node]) -> Value:
+def _format(frame: _Frame, receiver: tree_sitter.Node, args: list[tree_sitter.Node]) -> Value:
     """``template.format(...)`` of a known template: each ``{name}``, ``{0}`` or ``{}`` field is
     the argument's value, mapped to the argument; ``{{`` and ``}}`` are braces. A field with a
     conversion or a format spec (``{x!r}``, ``{x:>4}``) is a form not known here."""
     values = frame.values
-    receiver = function.child_by_field_name("object")
-    if receiver is None:
-        raise _Abort
     template = _expression(frame, receiver)
     if not isinstance(template, Sourced) or template.has_holes:
         raise _Abort
