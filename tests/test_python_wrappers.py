@@ -282,6 +282,33 @@ def test_a_flag_of_the_wrapper_chooses_its_side_of_a_conditional_template() -> N
         "{ .reg .f32 p; fma.rn.f32 $0, $1, $2, $1; }"]
 
 
+def test_constraints_a_wrapper_builds_from_its_parameter_are_read_as_the_use_gives_it() -> None:
+    # vLLM's `_asm_void`: a dummy '=r' result put before the use's constraints, and the
+    # template after a 'mov' of it; `... if constraints else "=r"` takes the side the use's
+    # string picks (non-empty: the joined one), not both
+    text = CUTE + (
+        "def _asm(res, operands, asm, constraints, *, loc, ip):\n"
+        "    return llvm.inline_asm(res, operands, asm, constraints, has_side_effects=True,\n"
+        "                           loc=loc, ip=ip)\n"
+        "def _asm_void(operands, asm, constraints, *, loc, ip):\n"
+        "    _asm(T.i32(), operands, 'mov.u32 $0, 0;\\n\\t' + asm,\n"
+        "         ','.join(('=r', constraints)) if constraints else '=r', loc=loc, ip=ip)\n"
+        "def st(a, v, *, loc=None, ip=None):\n"
+        "    _asm_void([a, v], 'st.global.u32 [$1], $2;', 'l,r', loc=loc, ip=ip)\n"
+        "def bad(a, v, *, loc=None, ip=None):\n"
+        "    _asm_void([a, v], 'st.global.u32 [$1], $2;', '', loc=loc, ip=ip)\n"
+    )
+    found = statements(text)
+    assert [(s.template.text, s.llvm.constraints.text if s.llvm and s.llvm.constraints else None)
+            for s in found] == [
+        ("mov.u32 $0, 0;\n\tst.global.u32 [$1], $2;", "=r,l,r"),
+        ("mov.u32 $0, 0;\n\tst.global.u32 [$1], $2;", "=r")]
+    # only the use that passes no constraints has operands the constraints leave out, one
+    # defect (PTX501, whose operands the template then names past the end, PTX001, too)
+    found = [f.rule for f in lint_text(text, "k.py") if f.rule in ("PTX001", "PTX501")]
+    assert found == ["PTX501"]
+
+
 def test_a_triton_suffix_given_as_a_constexpr_is_read_per_use() -> None:
     # Triton-distributed's multimem helpers: `{suffix.value}` of the core.constexpr each use
     # passes; ptxas 13.0 refuses .acc::f32 on .f32 data ("Illegal modifier")

@@ -19,7 +19,7 @@ import tree_sitter
 
 from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.frontends.syntax_tree import ParsedSource
-from ptxlint.model import Span
+from ptxlint.model import HOLE, Span
 
 from . import helpers, pystrings
 from .signatures import api_signature, bind, read_signature
@@ -230,9 +230,9 @@ class Values:
                 parts = [c for c in node.named_children if c.type != "comment"]
                 if len(parts) != 3:
                     return None
-                known = self.scalar(parts[1], depth)
+                known = self.truth(parts[1], depth)
                 chosen = self.choices.get(node.id)
-                if known is not None and not isinstance(known, str):
+                if known is not None:
                     node = parts[0] if known else parts[2]
                 elif chosen is not None:
                     node = parts[0] if chosen == 0 else parts[2]
@@ -280,10 +280,10 @@ class Values:
             return self._string(other, depth + 1)
         if _CUDA_TEST.search(test) and not test.lstrip().startswith("not"):
             return self._string(then, depth + 1)
-        # a condition whose value is knowable (a literal, through names: a wrapper's flag as
-        # the use being read gives it) picks its side as Python does, by truth value
-        known = self.scalar(condition, depth + 1)
-        if known is not None and not isinstance(known, str):
+        # a condition whose value is knowable (a literal, through names: a wrapper's flag or
+        # string as the use being read gives it) picks its side as Python does, by truth value
+        known = self.truth(condition, depth + 1)
+        if known is not None:
             return self._string(then if known else other, depth + 1)
         chosen = self.choices.get(node.id)
         if chosen is not None:
@@ -449,6 +449,26 @@ class Values:
             value = self.scalar(inner, depth + 1) if inner is not None else None
             return -value if isinstance(value, int) and not isinstance(value, bool) else None
         return None
+
+    def truth(self, node: tree_sitter.Node, depth: int = 0) -> bool | None:
+        """The truth value Python gives ``node`` where it is knowable: an int/bool literal
+        (``scalar``), ``None``, or a string whose text is known to be empty or not (a wrapper's
+        ``constraints`` as the use being read gives it: ``",".join(("=r", c)) if c else
+        "=r"``); ``None`` otherwise."""
+        target = self.definition(node, depth)
+        if target is None:
+            return None
+        if target.type == "none":
+            return False
+        if target.type in ("string", "concatenated_string"):
+            value = self._string(target, depth + 1)
+            if value is None:
+                return None
+            if value.text.replace(HOLE, ""):
+                return True  # a known character: not empty, whatever the holes hold
+            return None if value.has_holes else False
+        known = self.scalar(node, depth)
+        return None if known is None or isinstance(known, str) else bool(known)
 
     def definition(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
         """Follow names and ``constexpr(x)`` to the expression that surely gives the value."""

@@ -88,6 +88,12 @@ def wrapper_uses(
     built = [] if bare else _names_in(values, asm, wrapper, named)
     if not bare and not built:
         return None
+    # and the other arguments built from parameters, read as the use gives them too
+    # (``",".join(("=r", constraints)) if constraints else "=r"``: which side is the
+    # constraint string depends on the use's)
+    for api_param, node in bound.items():
+        if api_param != asm_param and api_param not in forwarded:
+            built.extend(n for n in _names_in(values, node, wrapper, named) if n not in built)
     uses: list[Use] = []
     for site, skip in _call_sites(values, name, wrapper):
         binding = _bind(values, signature, site, skip)
