@@ -83,6 +83,11 @@ _ALLOC = "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%3], 32;"  # 
 _LD_RED = "tcgen05.ld.red.sync.aligned.32x32b.x2.f32.min {%1, %2}, %0, [%3];"  # sm_103f family
 _MMA_I8 = "tcgen05.mma.cta_group::1.kind::i8 [%3], %5, %5, %0, p, 1;"
 _ADD_U8X4 = "add.u8x4 %0, %3, %3;"  # PTX ISA 9.2: the sm_120 family and sm_107a/f
+# PTX ISA 9.4, the sm_107 family: B decompressed through a lookup table in tensor memory (its
+# address after the B descriptor; vLLM's Rubin MoE GEMM), and B kept in a collector
+_MMA_LUT = ("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.decompress::lut::b.block32."
+            "collector::b::fill [%3], %5, %5, [%3], %0, [%3], [%3], p;")
+_MMA_COLLECT_B = "tcgen05.mma.cta_group::1.kind::f16.collector::b::lastuse [%3], %5, %5, %0, p;"
 
 
 def _kernel(asm: str, guard: str = "") -> str:
@@ -111,6 +116,8 @@ def _ptx401(asm: str, target: str = "", guard: str = "") -> list[str]:
         (_LD_RED, ("sm_107a", "sm_107f", "sm_103f"), ("sm_100a", "sm_107")),
         (_MMA_I8, ("sm_100a", "sm_110a"), ("sm_107a", "sm_107f", "sm_103a")),
         (_ADD_U8X4, ("sm_107a", "sm_107f", "sm_120f"), ("sm_107", "sm_103a", "sm_110f")),
+        (_MMA_LUT, ("sm_107a", "sm_107f"), ("sm_107", "sm_100a", "sm_103a", "sm_110a")),
+        (_MMA_COLLECT_B, ("sm_107a", "sm_107f"), ("sm_100a", "sm_100f", "sm_110a")),
     ],
 )
 def test_ptx401_judges_sm_107_forms_and_family_forms_as_ptxas_13_5_does(
@@ -120,6 +127,42 @@ def test_ptx401_judges_sm_107_forms_and_family_forms_as_ptxas_13_5_does(
         assert _ptx401(asm, target) == [], (asm, target)
     for target in lacking:
         assert _ptx401(asm, target) != [], (asm, target)
+
+
+@pytest.mark.parametrize(
+    ("asm", "clean"),
+    [
+        (_MMA_LUT, True),
+        # the modifiers in another order, A from tensor memory, both collectors, two CTAs
+        ("tcgen05.mma.cta_group::2.kind::f8f6f4.collector::a::use.decompress::lut::b."
+         "collector::b::discard [%3], [%3], %5, [%3], %0, p;", True),
+        ("tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::b [%3], %5, %5, [%3], %0, "
+         "{%0, %0, %0, %0}, p;", True),
+        # ptxas 13.5: "Modifier '.decompress::lut::b' cannot be combined with modifier ..."
+        ("tcgen05.mma.cta_group::1.kind::f16.decompress::lut::b [%3], %5, %5, [%3], %0, p;",
+         False),
+        ("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16.decompress::lut::b "
+         "[%3], %5, %5, [%3], %0, [%3], [%3], p;", False),
+        ("tcgen05.mma.sp.cta_group::1.kind::f8f6f4.decompress::lut::b [%3], %5, %5, [%3], "
+         "[%3], %0, p;", False),
+        ("tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::b.ashift [%3], [%3], %5, "
+         "[%3], %0, p;", False),
+        # "Unknown modifier '.decompress::lut::a'"; without the table: "Arguments mismatch"
+        ("tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::a [%3], %5, %5, [%3], %0, p;",
+         False),
+        ("tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::b [%3], %5, %5, %0, p;", False),
+        # the numbered B collectors are .ws's, the plain ones not ("Illegal modifier")
+        ("tcgen05.mma.ws.cta_group::1.kind::f16.collector::b::fill [%3], %5, %5, %0, p;", False),
+    ],
+)
+def test_the_sm_107_lookup_table_mma_is_read_as_ptxas_13_5_reads_it(asm: str, clean: bool
+                                                                    ) -> None:
+    sm, suffix = parse_arch("sm_107a")
+    context = RuleContext(arch=sm, arch_suffix=suffix,
+                          options=version_options("13.5", None, "."))
+    found = [f for f in lint_text(_kernel(asm), select=("PTX204", "PTX206", "PTX207", "PTX401"),
+                                  context=context) if f.severity == "error"]
+    assert (found == []) == clean, [f.message for f in found]
 
 
 def test_an_sm_107_only_form_names_its_targets_not_newer_ones() -> None:

@@ -367,6 +367,11 @@ for _shape in (".128x256b", ".4x256b", ".128x128b",
 _KIND = "<K:.kind::f16|.kind::tf32|.kind::f8f6f4|.kind::i8@100a-103-107>"
 _COLLECT_A = "{.collector::a::fill|.collector::a::use|.collector::a::lastuse|" \
              ".collector::a::discard}"
+# PTX ISA 9.4 (ptxas 13.4 and 13.5, measured): the sm_107 family's tcgen05.mma (not .ws, whose
+# B collectors are numbered) also keeps B in a collector, beside A's, with .ashift and .sp and
+# in every kind ("Illegal modifier '.collector::b::fill'" on sm_100a/f, sm_103a, sm_110a)
+_COLLECT_B = "{" + "|".join(f".collector::b::{op}@107f"
+                            for op in ("fill", "use", "lastuse", "discard")) + "}"
 _SCALED = (
     ("<K:.kind::mxf8f6f4>", "{.scale_vec::1X@100a|.block32}"),
     ("<K:.kind::mxf4>", "{.scale_vec::2X@100a|.block32}"),
@@ -387,7 +392,8 @@ for _a in ("ai:u64", "[A:b32]"):
                 _variants.append(("<K:.kind::i8@100a-103-107>", ", i:*", _keys))
             for _kind, _scale, _k in _variants:
                 # .ashift (A from tensor memory only) excludes the collector
-                _collect = _COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"
+                _collect = (_COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"
+                            ) + _COLLECT_B
                 _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, ai:u64, "
                          f"{_meta}a:u32")
                 _add(f"{_head}, a:pred{_scale}{_k}")
@@ -395,8 +401,21 @@ for _a in ("ai:u64", "[A:b32]"):
             for _kind, _vec in _SCALED:
                 # sparse .kind::mxf4 and .kind::mxf4nvf4 are not on sm_100f
                 _need = "; sm=100a" if _sp and "mxf4" in _kind else ""
-                _add(f"tcgen05.mma{_sp}{_cg}{_kind}.block_scale{_vec}{_COLLECT_A} [A:b32], "
-                     f"{_a}, ai:u64, {_meta}a:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
+                _add(f"tcgen05.mma{_sp}{_cg}{_kind}.block_scale{_vec}{_COLLECT_A}{_COLLECT_B} "
+                     f"[A:b32], {_a}, ai:u64, {_meta}a:u32, [A:b32], [A:b32], a:pred{_keys}{_need}")
+            if not _sp:
+                # PTX ISA 9.4, sm_107 family (ptxas 13.4 and 13.5, measured; vLLM's Rubin MoE
+                # GEMM): B decompressed through a lookup table in tensor memory, whose address
+                # follows the B descriptor; .kind::f8f6f4 and .kind::mxf8f6f4 only ("cannot be
+                # combined with modifier '.kind::f16'", '.kind::mxf4'), not with .sp or .ashift
+                _lut = ".decompress::lut::b" + _COLLECT_A + _COLLECT_B
+                _args = f"[A:b32], {_a}, ai:u64, [A:b32], a:u32"
+                _add(f"tcgen05.mma{_cg}<K:.kind::f8f6f4>{_lut} {_args}, a:pred; sm=107f; head=1")
+                _add(f"tcgen05.mma{_cg}<K:.kind::f8f6f4>{_lut} {_args}, {{r:b32*{_lanes}}}, "
+                     f"a:pred; sm=107f; head=1")
+                _add(f"tcgen05.mma{_cg}<K:.kind::mxf8f6f4>.block_scale"
+                     f"{{.scale_vec::1X@107a|.block32}}{_lut} {_args}, [A:b32], [A:b32], a:pred; "
+                     f"sm=107f; head=1")
         _collect_b = "{" + "|".join(f".collector::b{i}::{op}" for i in range(4)
                                     for op in ("fill", "use", "lastuse", "discard")) + "}"
         _add(f"tcgen05.mma.ws{_sp}.cta_group::1{_KIND}{_collect_b} [A:b32], {_a}, ai:u64, "
