@@ -309,6 +309,33 @@ def test_constraints_a_wrapper_builds_from_its_parameter_are_read_as_the_use_giv
     assert found == ["PTX501"]
 
 
+def test_an_if_on_a_parameter_the_use_gives_takes_the_branch_python_takes() -> None:
+    # the same wrapper with an `if` statement: the use's non-empty string takes the first
+    # branch only, an empty one the `else` (whose '=r' leaves the operands out: PTX501)
+    text = CUTE + (
+        "def _asm(res, operands, asm, constraints):\n"
+        "    return llvm.inline_asm(res, operands, asm, constraints, has_side_effects=True)\n"
+        "def _asm_void(operands, asm, constraints=''):\n"
+        "    if constraints:\n"
+        "        c = '=r,' + constraints\n"
+        "    elif constraints is None:\n"
+        "        c = None\n"
+        "    else:\n"
+        "        c = '=r'\n"
+        "    _asm(T.i32(), operands, 'mov.u32 $0, 0; ' + asm, c)\n"
+        "def st(a, v):\n"
+        "    _asm_void([a, v], 'st.global.u32 [$1], $2;', 'l,r')\n"
+        "def fence():\n"
+        "    _asm_void([], 'fence.acq_rel.gpu;')\n"
+    )
+    found = statements(text)
+    assert [(s.template.text, s.llvm.constraints.text if s.llvm and s.llvm.constraints else None,
+             s.context.branch) for s in found] == [
+        ("mov.u32 $0, 0; st.global.u32 [$1], $2;", "=r,l,r", ()),
+        ("mov.u32 $0, 0; fence.acq_rel.gpu;", "=r", ())]
+    assert [f.rule for f in lint_text(text, "k.py") if f.rule in ("PTX001", "PTX501")] == []
+
+
 def test_a_triton_suffix_given_as_a_constexpr_is_read_per_use() -> None:
     # Triton-distributed's multimem helpers: `{suffix.value}` of the core.constexpr each use
     # passes; ptxas 13.0 refuses .acc::f32 on .f32 data ("Illegal modifier")

@@ -28,6 +28,7 @@ _MAX_DEPTH = 24
 # Resolution steps per file: names that double at every step (`a = b + b; b = c + c; ...`)
 # would otherwise cost 2**depth; past the budget a value is a hole.
 _MAX_STEPS = 50_000
+_UNKNOWN = object()  # a value ``_literal`` cannot know (None is a value it knows)
 _SCOPES = ("function_definition", "lambda", "class_definition")
 _CONDITIONAL = (
     "if_statement",
@@ -460,6 +461,12 @@ class Values:
             return None
         if target.type == "none":
             return False
+        if target.type == "not_operator":
+            inner = target.child_by_field_name("argument")
+            truth = self.truth(inner, depth + 1) if inner is not None else None
+            return None if truth is None else not truth
+        if target.type == "comparison_operator":
+            return self._compared(target, depth + 1)
         if target.type in ("string", "concatenated_string"):
             value = self._string(target, depth + 1)
             if value is None:
@@ -469,6 +476,41 @@ class Values:
             return None if value.has_holes else False
         known = self.scalar(node, depth)
         return None if known is None or isinstance(known, str) else bool(known)
+
+    def _compared(self, node: tree_sitter.Node, depth: int) -> bool | None:
+        """``a == b``, ``a != b``, ``a is None``, ``a is not None`` where both sides are
+        knowable literals (a string with no unknown part, an int or bool, None)."""
+        sides = [c for c in node.named_children if c.type != "comment"]
+        operators = [self.text(c) for c in node.children if not c.is_named]
+        if len(sides) != 2 or len(operators) not in (1, 2):
+            return None
+        operator = " ".join(operators)
+        left, right = (self._literal(side, depth) for side in sides)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return None
+        if operator in ("is", "is not"):
+            if left is not None and right is not None:
+                return None  # identity of two values: only None's is knowable
+            same = left is right
+            return same if operator == "is" else not same
+        if operator in ("==", "!="):
+            same = type(left) is type(right) and left == right
+            return same if operator == "==" else not same
+        return None
+
+    def _literal(self, node: tree_sitter.Node, depth: int) -> object:
+        """The value of ``node`` where it is a knowable literal (through names): a string
+        with no unknown part, an int or bool, None; ``_UNKNOWN`` otherwise."""
+        target = self.definition(node, depth)
+        if target is None:
+            return _UNKNOWN
+        if target.type == "none":
+            return None
+        if target.type in ("string", "concatenated_string"):
+            value = self._string(target, depth + 1)
+            return _UNKNOWN if value is None or value.has_holes else value.text
+        known = self.scalar(node, depth)
+        return _UNKNOWN if known is None else known
 
     def definition(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
         """Follow names and ``constexpr(x)`` to the expression that surely gives the value."""
@@ -684,20 +726,38 @@ class Values:
             if (
                 current.type in _CONDITIONAL
                 and not (current.start_byte <= at_byte < current.end_byte)
-                and current.id not in self.choices  # a chosen `if`: its branch is taken
+                # a chosen `if`, or one whose condition the use decides: its branch is taken
+                and self._choice(current) is None
             ):
                 found = current
             current = current.parent
         return found
 
+    def _choice(self, node: tree_sitter.Node) -> int | None:
+        """The branch of ``if`` statement ``node`` the reading takes: the one chosen for it,
+        else the one its conditions pick where their truth is knowable (``if constraints:``
+        with the string the use being read gives), -1 where they all fail and there is no
+        ``else``; None for anything else."""
+        chosen = self.choices.get(node.id)
+        if chosen is not None or node.type != "if_statement":
+            return chosen
+        owners = [node, *(c for c in branches(node)[1:] if c.type == "elif_clause")]
+        for index, owner in enumerate(owners):
+            condition = owner.child_by_field_name("condition")
+            truth = self.truth(condition) if condition is not None else None
+            if truth is None:
+                return None
+            if truth:
+                return index
+        return len(owners) if len(branches(node)) > len(owners) else -1
+
     def _excluded(self, event: tree_sitter.Node, scope: tree_sitter.Node, at: int) -> bool:
-        """The binding sits in a branch of a chosen ``if`` other than the one taken."""
-        if not self.choices:
-            return False
+        """The binding sits in a branch of a chosen ``if`` (or one its conditions decide)
+        other than the one taken."""
         child = event
         current = event.parent
         while current is not None and current != scope:
-            chosen = self.choices.get(current.id)
+            chosen = self._choice(current)
             if (
                 chosen is not None
                 and not (current.start_byte <= at < current.end_byte)
