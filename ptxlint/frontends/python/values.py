@@ -481,10 +481,10 @@ class Values:
         """``a == b``, ``a != b``, ``a is None``, ``a is not None`` where both sides are
         knowable literals (a string with no unknown part, an int or bool, None)."""
         sides = [c for c in node.named_children if c.type != "comment"]
-        operators = [self.text(c) for c in node.children if not c.is_named]
-        if len(sides) != 2 or len(operators) not in (1, 2):
-            return None
-        operator = " ".join(operators)
+        operators = [" ".join(self.text(c).split()) for c in node.children if not c.is_named]
+        if len(sides) != 2 or len(operators) != 1:
+            return None  # a chain (`a < b < c`) or parentheses around a side
+        operator = operators[0]
         left, right = (self._literal(side, depth) for side in sides)
         if left is _UNKNOWN or right is _UNKNOWN:
             return None
@@ -494,7 +494,7 @@ class Values:
             same = left is right
             return same if operator == "is" else not same
         if operator in ("==", "!="):
-            same = type(left) is type(right) and left == right
+            same = left == right  # as Python compares them: True == 1, "1" != 1, None != ""
             return same if operator == "==" else not same
         return None
 
