@@ -25,7 +25,7 @@ def _truth(condition: str) -> bool | None:
         ("NAME == 'max'", True), ("NAME != 'max'", False), ("NAME == 'min'", False),
         ("N == 3", True), ("FLAG == 0", True), ("NAME == 3", False),
         ("NOTHING is None", True), ("NAME is None", False), ("NAME is not None", True),
-        ("EMPTY == NOTHING", False),
+        ("EMPTY == NOTHING", False), ("(NAME) == 'max'", True),
         # unknowable: an unbound name, an f-string with an unknown field, identity of two
         # values, a chain, an ordering
         ("unknown", None), ("f'{unknown}'", None), ("f'x{unknown}'", True),

@@ -483,7 +483,7 @@ class Values:
         sides = [c for c in node.named_children if c.type != "comment"]
         operators = [" ".join(self.text(c).split()) for c in node.children if not c.is_named]
         if len(sides) != 2 or len(operators) != 1:
-            return None  # a chain (`a < b < c`) or parentheses around a side
+            return None  # a chain (`a < b < c`)
         operator = operators[0]
         left, right = (self._literal(side, depth) for side in sides)
         if left is _UNKNOWN or right is _UNKNOWN:
