@@ -165,6 +165,17 @@ def test_the_sm_107_lookup_table_mma_is_read_as_ptxas_13_5_reads_it(asm: str, cl
     assert (found == []) == clean, [f.message for f in found]
 
 
+def test_the_lookup_table_and_the_b_collector_need_ptx_isa_9_4() -> None:
+    # ptxas 13.5 under .version 9.3: "Feature '.decompress::lut::b' requires PTX ISA .version
+    # 9.4 or later" (and "Feature 'tcgen05.mma' requires ..." for .collector::b::fill)
+    from ptxlint.ptx.instructions import ptx_requirement
+    lut = ("mma", "cta_group::1", "kind::f8f6f4", "decompress::lut::b")
+    collect = ("mma", "cta_group::2", "kind::f16", "collector::b::use")
+    assert ptx_requirement("tcgen05", lut)[0] == 94
+    assert ptx_requirement("tcgen05", collect)[0] == 94
+    assert ptx_requirement("tcgen05", ("mma", "cta_group::1", "kind::f16"))[0] == 86
+
+
 def test_an_sm_107_only_form_names_its_targets_not_newer_ones() -> None:
     [message] = _ptx401(_SPCOMPRESS, "sm_100a")
     assert "needs sm_107a (it exists on no other target)" in message, message

@@ -589,6 +589,12 @@ REQUIREMENTS: tuple[tuple[str, tuple[str, ...], int, int, str], ...] = (
     ("tcgen05", ("block16",), 100, 88, "a"),
     ("tcgen05", ("block32",), 100, 88, "a"),
     ("tcgen05", ("ld", "red"), 100, 88, "a"),
+    # the sm_107 family's lookup-table decompression and B collector (ptxas 13.5 under .version
+    # 9.3: "Feature '.decompress::lut::b' requires PTX ISA .version 9.4 or later", and for
+    # .collector::b::fill "Feature 'tcgen05.mma' requires ...")
+    ("tcgen05", ("decompress::lut::b",), 100, 94, "a"),
+    *(("tcgen05", (f"collector::b::{op}",), 100, 94, "a")
+      for op in ("fill", "use", "lastuse", "discard")),
     # anything that names the cluster window of shared memory needs clusters
     ("*", ("shared::cluster",), 90, 78, ""),
     ("*", ("multicast::cluster",), 90, 80, ""),
