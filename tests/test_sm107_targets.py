@@ -151,6 +151,9 @@ def test_ptx401_judges_sm_107_forms_and_family_forms_as_ptxas_13_5_does(
         ("tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::a [%3], %5, %5, [%3], %0, p;",
          False),
         ("tcgen05.mma.cta_group::1.kind::f8f6f4.decompress::lut::b [%3], %5, %5, %0, p;", False),
+        # .kind::i8 is not on sm_107 ("Feature '.kind::i8' not supported"), the plain B
+        # collector only there: no target takes both
+        ("tcgen05.mma.cta_group::1.kind::i8.collector::b::fill [%3], %5, %5, %0, p;", False),
         # the numbered B collectors are .ws's, the plain ones not ("Illegal modifier")
         ("tcgen05.mma.ws.cta_group::1.kind::f16.collector::b::fill [%3], %5, %5, %0, p;", False),
     ],
