@@ -459,23 +459,18 @@ class Values:
         target = self.definition(node, depth)
         if target is None:
             return None
-        if target.type == "none":
-            return False
         if target.type == "not_operator":
             inner = target.child_by_field_name("argument")
             truth = self.truth(inner, depth + 1) if inner is not None else None
             return None if truth is None else not truth
         if target.type == "comparison_operator":
             return self._compared(target, depth + 1)
-        if target.type in ("string", "concatenated_string"):
-            value = self._string(target, depth + 1)
-            if value is None:
-                return None
+        value = self._value_of(target, depth)
+        if isinstance(value, Sourced):
             if value.text.replace(HOLE, ""):
                 return True  # a known character: not empty, whatever the holes hold
             return None if value.has_holes else False
-        known = self.scalar(node, depth)
-        return None if known is None or isinstance(known, str) else bool(known)
+        return None if value is _UNKNOWN else bool(value)
 
     def _compared(self, node: tree_sitter.Node, depth: int) -> bool | None:
         """``a == b``, ``a != b``, ``a is None``, ``a is not None`` where both sides are
@@ -502,15 +497,22 @@ class Values:
         """The value of ``node`` where it is a knowable literal (through names): a string
         with no unknown part, an int or bool, None; ``_UNKNOWN`` otherwise."""
         target = self.definition(node, depth)
-        if target is None:
-            return _UNKNOWN
+        value = _UNKNOWN if target is None else self._value_of(target, depth)
+        if isinstance(value, Sourced):
+            return _UNKNOWN if value.has_holes else value.text
+        return value
+
+    def _value_of(self, target: tree_sitter.Node, depth: int) -> object:
+        """What the expression ``target`` (names already followed: ``definition``) holds: None,
+        a string (its text, holes where a part is unknown), an int or bool; ``_UNKNOWN`` for
+        anything else."""
         if target.type == "none":
             return None
         if target.type in ("string", "concatenated_string"):
             value = self._string(target, depth + 1)
-            return _UNKNOWN if value is None or value.has_holes else value.text
-        known = self.scalar(node, depth)
-        return _UNKNOWN if known is None else known
+            return _UNKNOWN if value is None else value
+        known = self.scalar(target, depth)
+        return _UNKNOWN if known is None or isinstance(known, str) else known
 
     def definition(self, node: tree_sitter.Node, depth: int = 0) -> tree_sitter.Node | None:
         """Follow names and ``constexpr(x)`` to the expression that surely gives the value."""
