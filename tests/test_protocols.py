@@ -65,7 +65,20 @@ def test_tensor_memory_steps_carry_their_columns_and_group(text: str, kind: str,
         assert event.count_operand is not None  # nCols, an immediate or a register
 
 
+@pytest.mark.parametrize(("text", "group"), [
+    ("tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, 1;", "cta_group::2"),
+    ("tcgen05.cp.cta_group::1.128x256b [%0], %1;", "cta_group::1"),
+    ("tcgen05.shift.cta_group::2.down [%0];", "cta_group::2"),
+    ("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];",
+     "cta_group::1"),
+])
+def test_the_other_grouped_tcgen05_instructions_carry_their_group(text: str, group: str) -> None:
+    assert [(e.kind, e.group) for e in _events(text)] == [(protocols.TC_GROUPED, group)]
+
+
 @pytest.mark.parametrize("text", [
+    "tcgen05.ld.sync.aligned.32x32b.x1.b32 {%0}, [%1];",  # no .cta_group: no step
+    "tcgen05.wait::ld.sync.aligned;",
     "fence.proxy.async.global;",  # not the CTA's shared memory
     "barrier.cluster.arrive.relaxed.aligned;",  # releases nothing
     "cp.async.bulk.commit_group;",  # bulk groups are another protocol

@@ -60,6 +60,7 @@ __all__ = [
     "SHARED_WRITE",
     "TC_ALLOC",
     "TC_DEALLOC",
+    "TC_GROUPED",
     "TC_RELINQUISH",
     "TRACKED",
     "WAIT",
@@ -99,6 +100,10 @@ WG_WAIT = "wgmma.wait_group"
 TC_ALLOC = "tcgen05.alloc"
 TC_DEALLOC = "tcgen05.dealloc"
 TC_RELINQUISH = "tcgen05.relinquish_alloc_permit"
+# The other tcgen05 instructions that name a .cta_group (9.7.16 "TensorCore 5th Generation
+# Family Instructions": ``tcgen05.mma``, ``.cp``, ``.shift``, ``.commit``): a step for the one
+# fact every kernel's tcgen05 instructions must share, their ``group``
+TC_GROUPED = "tcgen05.cta_group"
 # Generic-proxy accesses of shared memory (9.7.9.8 "ld", 9.7.9.9 "st", 9.7.9.15 "ldmatrix",
 # 9.7.9.16 "stmatrix"): what a copy's wait or a proxy fence must come before.
 SHARED_READ = "shared.read"
@@ -254,8 +259,10 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
         write = opcode in ("st", "stmatrix")
         where = _operand(instruction, 0 if write else 1)
         return (Event(SHARED_WRITE if write else SHARED_READ, memory=where),)
-    if opcode == "tcgen05" and first in ("alloc", "dealloc", "relinquish_alloc_permit"):
+    if opcode == "tcgen05":
         group = next((m for m in modifiers if m.startswith("cta_group")), "")
+        if first not in ("alloc", "dealloc", "relinquish_alloc_permit"):
+            return (Event(TC_GROUPED, group=group),) if group else ()
         if first == "relinquish_alloc_permit":
             return (Event(TC_RELINQUISH, group=group),)
         columns = _operand(instruction, 1)
