@@ -78,8 +78,8 @@ _DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
 PARSE_NEEDS = (
     "clobbers", "missing-commas", "llvm", "instructions", "branches", "directives", "labels",
     "braces", "addresses", "string-pieces", "template-problems", "carry-arithmetic",
-    "deprecated-opcodes", "collectives", "unterminated-last", "never", "helper-calls",
-    "left-out",
+    "deprecated-opcodes", "collectives", "cta-groups", "unterminated-last", "never",
+    "helper-calls", "left-out",
 )
 # The need of a rule that speaks about the steps a file takes through calls of the asm helpers
 # its project headers define (the protocol rules' flows, ptxlint.analysis.function_flow).
@@ -118,6 +118,11 @@ def parse_features(
             for i in instructions
         ):
             found.append("collectives")  # what the warp may have to reach together (PTX601)
+        if "tcgen05" in opcodes and any(
+            m.startswith("cta_group") for i in instructions if i.opcode == "tcgen05"
+            for m in i.modifiers
+        ):
+            found.append("cta-groups")  # a tcgen05 instruction naming its .cta_group (PTX614)
     if statement.clobbers:
         found.append("clobbers")
     if statement.missing_commas:
@@ -188,6 +193,7 @@ NEEDS: dict[str, Callable[[AsmStatement], bool]] = {
     # "deprecated-opcodes": an opcode the ISA deprecates some form of (PTX402)
     # "collectives": an instruction the warp may have to reach together, a `bar` or one
     #   spelling `.aligned` or `.sync` (PTX601)
+    # "cta-groups": a tcgen05 instruction that names its .cta_group::N (PTX614)
     # "unterminated-last": the template's last instruction has no ';' (PTX205)
     # "never": the rule speaks once per file, not per statement (PTX901)
     # "helper-calls": no statement has it; the rule also speaks about the calls of asm helpers

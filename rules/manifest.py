@@ -77,6 +77,7 @@ RULES = (
     ('ptx611_member_mask_excludes_thread', 'MemberMaskExcludesThread', 'PTX611', 'member-mask-excludes-thread', 'error', 'A .sync collective executed by a lane its member mask leaves out', ('correctness', 'convergence'), 'high', 'file', ('collectives',), False, False),
     ('ptx612_uniform_matrix_row_address', 'UniformMatrixRowAddress', 'PTX612', 'uniform-matrix-row-address', 'warning', 'ldmatrix/stmatrix given the same row address by every lane of the warp', ('correctness', 'memory', 'warp'), 'high', 'file', ('collectives',), False, False),
     ('ptx613_physical_warp_id', 'PhysicalWarpId', 'PTX613', 'physical-warp-id', 'warning', "%warpid, a warp's physical slot, used as its index in the block", ('correctness', 'warp'), 'high', 'file', ('percent-escapes',), False, False),
+    ('ptx614_mixed_cta_group', 'MixedCtaGroup', 'PTX614', 'mixed-cta-group', 'error', 'tcgen05 instructions of one function name both .cta_group::1 and .cta_group::2', ('correctness', 'tcgen05'), 'high', 'file', ('cta-groups', 'helper-calls'), False, False),
     ('ptx901_unused_suppression', 'UnusedSuppression', 'PTX901', 'unused-suppression', 'warning', 'Suppression comment that suppresses nothing: unused, an unknown code or a prefix', ('suppressions', 'maintainability'), 'very-high', 'file', ('never',), False, False),
     ('ptx902_opaque_template', 'OpaqueTemplate', 'PTX902', 'opaque-template', 'info', 'An asm call whose whole template ptxlint cannot read: nothing in it is linted', ('python',), 'high', 'statement', ('llvm',), True, False),
 )

@@ -86,6 +86,8 @@ _UNIFORM_CALLS = frozenset(
 LANE_CALLS = frozenset("lane_id laneid get_lane_id canonical_lane_idx LaneId __lane_id "
                         "lane_idx get_lane_idx".split())
 _ELECT_CALLS = frozenset("elect_one_sync elect_one elect_sync".split())
+# every helper above whose value is the running thread's: known only at run time
+THREAD_CALLS = _UNIFORM_CALLS | _ELECT_CALLS
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 # Every value that can make a condition split a warp comes from one of these words: the
 # thread index (``threadIdx.x``, an asm's ``%tid.x``), the lane index (``%laneid``, the lane

@@ -203,6 +203,11 @@ RECIPES: dict[str, Recipe] = {
     "PTX109": Recipe((NONE,), why_none="each of the two statements compiles; that the first "
                                        "one's results are lost is what the code means, which "
                                        "no compile shows"),
+    "PTX614": Recipe((NONE,), why_none="ptxas 13.0 and later reject the kernel ('uses single "
+                                       "CTA(.cta_group::1) and CTA pair granularity'), but name "
+                                       "the kernel, not a line, and only for a kernel the file "
+                                       "instantiates: no probe of the statement can show it; "
+                                       "compile the kernel for sm_100a with CUDA 13 to see it"),
     "PTX613": Recipe((NONE,), why_none="reading %warpid compiles; that its value is no index "
                                        "in the block shows only at run time"),
     # about ptxlint itself: nothing of the toolchain to ask

@@ -154,16 +154,18 @@ def _expand(items: list[object]) -> list[tuple[list[Token], tuple[str, ...]]]:
         for t, c in combo:
             joined.extend(t)
             holds += c
-        if not _contradicts(holds):
+        if not contradicts(holds):
             out.append((joined, holds))
     return out
 
 
-def _contradicts(conditions: tuple[str, ...]) -> bool:
+def contradicts(conditions: tuple[str, ...]) -> bool:
     """Whether ``conditions`` ask one condition both to hold and not to hold: two ``#ifdef X``
     blocks in one statement take the same branch in every build (no ``#define`` can stand
     between them: :func:`split` refuses one), so "X in the first, not X in the second" is no
-    build at all and its reading would be a second finding on code that never exists."""
+    build at all and its reading would be a second finding on code that never exists. Also
+    asked of the guards of two places that one build must hold together
+    (``analysis.cta_groups``)."""
     if len(conditions) < 2:
         return False
     seen: dict[str, bool] = {}

@@ -1,0 +1,94 @@
+"""PTX614 mixed-cta-group."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.cta_groups import group_clash
+from ptxlint.analysis.function_flow import flows_of
+from ptxlint.model import AsmStatement, Finding, Severity
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import ALIAS_CALLS, step_span, where
+
+
+class MixedCtaGroup(Rule):
+    id = "PTX614"
+    name = "mixed-cta-group"
+    severity = Severity.ERROR
+    needs = ("cta-groups", "helper-calls")
+    summary = "tcgen05 instructions of one function name both .cta_group::1 and .cta_group::2"
+    tags = ("correctness", "tcgen05")
+    docs = """\
+## What it does
+Flags a `tcgen05` instruction (`alloc`, `dealloc`, `relinquish_alloc_permit`, `mma`, `cp`,
+`shift`, `commit`) whose `.cta_group::N` differs from that of another `tcgen05` instruction
+the same function compiles with it: in its own asm statements, or in the same-file and
+project-header helpers it calls (a few calls deep), which are inlined into it. The finding is
+at the second of the two in program order, or at the call that reaches it.
+
+What counts is the code ptxas is given, not the path a thread takes: two instructions in the
+two arms of `if (warp_idx == 0)`, or in two helpers called by different warps, are in one
+function all the same. An arm the C++ compiler may drop is another instantiation's, so the
+rule stays silent where an `if`, `?:` or `switch` that holds one instruction and not the other
+tests anything but a run-time value (the thread's or block's index, a lane or warp helper,
+`elect_one_sync()`, a kernel's parameter, an asm output, a local made only of those):
+`if constexpr`, a template parameter, a helper's parameter a caller may pass a constant for.
+Instructions under `#if` branches that no build takes together (`#if X` / `#else`) are
+apart too. Two instructions of one helper call are the helper's finding, not its caller's.
+""" + ALIAS_CALLS + """
+## Why is this bad?
+ptxas 13.0 and later reject the function, and every kernel it is inlined into: "Function 'k'
+uses single CTA(.cta_group::1) and CTA pair granularity(.cta_group::2) and that is not
+allowed" (measured with ptxas 13.0, 13.1 and 13.5 for sm_100a, the two instructions in
+either arm of a run-time branch, or in two non-inlined functions the kernel calls). ptxas
+12.8 and 12.9 accept the same PTX, so code written for them stops building on CUDA 13: CCCL
+split its `cuda::ptx` tests into one kernel per `.cta_group` for that reason (NVIDIA/cccl#8297,
+#8340), and LLVM split its NVPTX tcgen05 tests (llvm/llvm-project#162597). The PTX ISA's
+`tcgen05` chapter ties a kernel to one granularity: a CTA pair's instructions
+(`.cta_group::2`) act on the Tensor Memory of both CTAs of the pair, which a single CTA's
+(`.cta_group::1`) allocation and MMA do not.
+
+## Example
+```cuda
+__global__ void gemm_2sm(uint32_t* taddr_smem, uint64_t adesc, uint64_t bdesc, uint32_t idesc) {
+  if (threadIdx.x / 32 == 0)
+    asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], 128;"
+                 :: "r"((uint32_t)__cvta_generic_to_shared(taddr_smem)) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 32)
+    asm volatile("tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, 1;"
+                 :: "r"(*taddr_smem), "l"(adesc), "l"(bdesc), "r"(idesc) : "memory");
+}
+```
+
+## Use instead
+```cuda
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 128;"
+                 :: "r"((uint32_t)__cvta_generic_to_shared(taddr_smem)) : "memory");
+```
+Give every `tcgen05` instruction of the kernel the granularity of its MMA, or split the two
+granularities into two kernels (a template parameter chosen by `if constexpr` is fine).
+
+## Fix safety
+No automatic fix: which granularity the kernel means is its design.
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        flows = flows_of(context)
+        if flows is None:
+            return
+        for flow, step in flows.steps_of(statement):
+            clash = group_clash(flow)
+            if clash is None or clash.second is not step:
+                continue
+            first = clash.first
+            kind = "kernel" if flow.kernel else "function"
+            yield self.finding(
+                statement, step_span(flow, step),
+                f"`{step.instruction.mnemonic}` names .{step.event.group}, but the "
+                f"`{first.instruction.mnemonic}` at {where(flow, first)} of the same {kind} "
+                f"{flow.name}() names .{first.event.group}: ptxas 13.0 and later reject a "
+                f"function whose tcgen05 instructions use both granularities ('uses single "
+                f"CTA(.cta_group::1) and CTA pair granularity(.cta_group::2)'); give them one "
+                f".cta_group, or split the kernel")
