@@ -34,8 +34,12 @@ rule stays silent where an `if`, `?:` or `switch` that holds one instruction and
 tests anything but a run-time value (the thread's or block's index, a lane or warp helper,
 `elect_one_sync()`, a kernel's parameter, an asm output, a local made only of those):
 `if constexpr`, a template parameter, a helper's parameter a caller may pass a constant for.
-Instructions under `#if` branches that no build takes together (`#if X` / `#else`) are
-apart too. Two instructions of one helper call are the helper's finding, not its caller's.
+Where the calls down to the helper bind that condition to a constant (`alloc<2>()` into
+`if constexpr (G == 1)`, `free(taddr, true)` into `if (pair)`), the arm the constant takes is
+the kernel's code and the other is not. Instructions under `#if` branches that no build takes
+together (`#if X` / `#else`) are apart too; one under `#if X` and one outside every `#if` meet
+in the build that defines `X`. Two instructions of one helper call are the helper's finding,
+not its caller's.
 """ + ALIAS_CALLS + """
 ## Why is this bad?
 ptxas 13.0 and later reject the function, and every kernel it is inlined into: "Function 'k'

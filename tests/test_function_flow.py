@@ -493,6 +493,9 @@ __global__ void k() {
     assert flow.constant("1 << 99999999999") is None
     assert flow.constant("lanes + undeclared") is None
     assert flow.constant("__import__") is None
+    # C++'s bool literals count as 1 and 0, and a name that only starts like one is a name
+    assert flow.constant("((true) == 1) + !false") == 2
+    assert flow.constant("true_value") is None
 
 
 @pytest.mark.parametrize(("head", "result"), [

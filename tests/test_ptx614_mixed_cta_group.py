@@ -63,6 +63,31 @@ def test_arms_the_compiler_may_drop_separate_them() -> None:
     assert _found(f"__device__ void f{PARAMS} {{\n  if (n) {COMMIT2} else {COMMIT1}\n}}\n") == []
 
 
+def test_a_call_that_binds_the_choice_decides_the_arm() -> None:
+    """Where the call binds the helper's template parameter or flag to a constant, the arm it
+    takes is the instantiation's code and the other arm is not."""
+    helper = ("template <int G>\n__device__ void alloc(uint32_t a) {\n"
+              f"  if constexpr (G == 1) {{ {ALLOC1} }}\n"
+              f"  else {{ {ALLOC1.replace('cta_group::1', 'cta_group::2')} }}\n}}\n"
+              "__device__ void commit(uint32_t a, bool pair) {\n"
+              f"  if (pair) {{ {COMMIT2} }} else {{ {COMMIT1} }}\n}}\n")
+    found = _found(helper + f"__global__ void k{PARAMS} {{\n  alloc<2>(a);\n  {COMMIT1}\n}}\n")
+    assert len(found) == 1 and found[0].startswith("`tcgen05.commit.cta_group::1")
+    assert "(through alloc())" in found[0]
+    assert _found(helper + f"__global__ void k{PARAMS} {{\n  alloc<1>(a);\n  {COMMIT1}\n}}\n") \
+        == []
+    assert len(_found(helper + f"__global__ void k{PARAMS} {{\n  alloc<1>(a);\n"
+                      "  commit(a, true);\n}\n")) == 1
+    assert _found(helper + f"__global__ void k{PARAMS} {{\n  alloc<1>(a);\n"
+                  "  commit(a, false);\n}\n") == []
+    # a call that binds the condition to no constant leaves both arms unknown: a template
+    # parameter of its own, or a run-time value (the rule does not follow it into the helper)
+    assert _found(helper + "template <int H>\n__global__ void k" + PARAMS
+                  + f" {{\n  alloc<H>(a);\n  {COMMIT1}\n}}\n") == []
+    assert _found(helper + f"__global__ void k{PARAMS} {{\n  commit(a, n > 0);\n  {MMA2}\n}}\n") \
+        == []
+
+
 def test_builds_that_never_meet_separate_them() -> None:
     assert _kernel(f"#if defined(TWO_SM)\n  {MMA2}\n#else\n  {COMMIT1}\n#endif") == []
     assert _kernel(f"#ifdef TWO_SM\n  {MMA2}\n#endif\n#ifndef TWO_SM\n  {COMMIT1}\n#endif") == []

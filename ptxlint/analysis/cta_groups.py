@@ -26,8 +26,9 @@ from dataclasses import dataclass
 import tree_sitter
 
 from ptxlint.analysis.divergence import LANE_CALLS, THREAD_CALLS
+from ptxlint.analysis.flow_binding import bound_expression
 from ptxlint.analysis.flow_syntax import function_name
-from ptxlint.analysis.function_flow import FunctionFlow, Step
+from ptxlint.analysis.function_flow import CallSite, FunctionFlow, Step
 from ptxlint.frontends.cxx.branches import contradicts
 from ptxlint.frontends.cxx.guards import guards_of
 
@@ -101,8 +102,10 @@ class _Places:
         while inner is not None and inner.call is not None and inner.inner is not None:
             self.levels.append((inner.call.helper, inner.inner.start))
             inner = inner.inner
+        self.step = step
         self._arms: list[dict[tuple[int, int], Node | None]] | None = None
         self._guards: tuple[str, ...] | None = None
+        self._chains: list[_Link] | None = None
 
     @property
     def arms(self) -> list[dict[tuple[int, int], Node | None]]:
@@ -122,20 +125,62 @@ class _Places:
 
     def together(self, other: _Places) -> bool:
         """Both steps are in every instantiation and build that holds either: each arm
-        around one and not the other tests a run-time value, and their guards can hold at
-        once. The outermost level is the function both lie in; below it each step's
-        helpers are its own."""
+        around one and not the other tests a run-time value or is taken, its condition a
+        constant in the outer function's terms, and their guards can hold at once. The
+        outermost level is the function both lie in; below it each step's helpers are its
+        own."""
         mine, theirs = self.arms, other.arms
-        outer = self.levels[0][0]
         for key in mine[0].keys() ^ theirs[0].keys():
-            condition = mine[0].get(key, theirs[0].get(key))
-            if not _runtime(outer, condition):
+            places = self if key in mine[0] else other
+            if not places.kept(0, key, mine[0].get(key, theirs[0].get(key))):
                 return False
         for places in (self, other):
-            for (flow, _), arms in zip(places.levels[1:], places.arms[1:], strict=True):
-                if not all(_runtime(flow, condition) for condition in arms.values()):
+            for level, arms in enumerate(places.arms[1:], 1):
+                if not all(places.kept(level, key, condition)
+                           for key, condition in arms.items()):
                     return False
         return not contradicts(self.guards + other.guards)
+
+    def kept(self, level: int, arm: tuple[int, int], condition: Node | None) -> bool:
+        """Whether the compiler keeps the ``arm`` around this step at ``level``: it tests a
+        run-time value, or its condition is a constant once the calls down to that level
+        bind the helpers' parameters and template parameters (``alloc<2>()`` into
+        ``if constexpr (G == 1)``), and the arm is the one that constant takes."""
+        flow = self.levels[level][0]
+        if _runtime(flow, condition):
+            return True
+        if condition is None or condition.type == "switch_statement" or \
+                condition.parent is not None and condition.parent.type == "switch_statement":
+            return False  # a case's label is not read: a switch on a constant stays unknown
+        text = bound_expression(self.chains[level], flow.text(condition))
+        value = self.levels[0][0].constant(text) if text is not None else None
+        return value is not None and (value != 0) == (arm[1] == 0)
+
+    @property
+    def chains(self) -> list[_Link]:
+        """For each level, the chain of calls from the outer function down to it."""
+        if self._chains is None:
+            calls: list[CallSite] = []
+            inner: Step | None = self.step
+            while inner is not None and inner.call is not None and inner.inner is not None:
+                calls.append(inner.call)
+                inner = inner.inner
+            chains = []
+            for depth in range(len(self.levels)):
+                link = _Link(None, None)
+                for call in reversed(calls[:depth]):
+                    link = _Link(call, link)
+                chains.append(link)
+            self._chains = chains
+        return self._chains
+
+
+@dataclass(frozen=True)
+class _Link:
+    """One call of a chain that ``bound_expression`` reads (as a step's ``call``/``inner``)."""
+
+    call: CallSite | None
+    inner: _Link | None
 
 
 def _arms(flow: FunctionFlow, byte: int) -> dict[tuple[int, int], Node | None]:

@@ -27,6 +27,7 @@ _SIZEOF = on_first_use(
     r"sizeof\s*\(\s*((?:[A-Za-z_]\w*\s*::\s*)*)([A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*)\s*\)")
 # a name, not the letters of a literal (``16u``, ``0x1fUL``, ``1e5``)
 _NAME = on_first_use(r"(?<![\w.])[A-Za-z_]\w*")
+_BOOL = on_first_use(r"(?<![\w.])(?:true|false)(?!\w)")
 
 
 class Definitions(Protocol):
@@ -54,6 +55,8 @@ def constant_of(flow: Definitions, expression: str, depth: int = 0) -> int | Non
         return str(size) if size is not None else "@"  # "@": no C expression reads it
 
     text = _SIZEOF().sub(sizeof, expression.strip())
+    if "true" in text or "false" in text:  # C++'s bool literals, 1 and 0 in arithmetic
+        text = _BOOL().sub(lambda m: "1" if m.group() == "true" else "0", text)
     for name in set(_NAME().findall(text)):
         values = flow.values_of(name)
         if name in flow.parameters or values is None or len(values) != 1 or values[0] is None:
