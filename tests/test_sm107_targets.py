@@ -168,6 +168,20 @@ def test_the_sm_107_lookup_table_mma_is_read_as_ptxas_13_5_reads_it(asm: str, cl
     assert (found == []) == clean, [f.message for f in found]
 
 
+@pytest.mark.parametrize("target", ["sm_100a", "sm_107a", "sm_110a", ""])
+def test_words_whose_targets_never_meet_are_no_form(target: str) -> None:
+    """.kind::i8 exists on sm_100a/101a/110a, the plain B collector on sm_107a/f: no target
+    has both, so no form spells them together (ptxas 13.5 rejects the pair on sm_107a, "Feature
+    '.kind::i8' not supported", and on sm_110a, "Illegal modifier"), whatever the target asked
+    for. Joined, their needs once fell back to .kind::i8's targets and sm_110a took the pair."""
+    sm, suffix = parse_arch(target) if target else (None, "")
+    context = RuleContext(arch=sm, arch_suffix=suffix,
+                          options=version_options("13.5", None, "."))
+    asm = "tcgen05.mma.cta_group::1.kind::i8.collector::b::fill [%3], %5, %5, %0, p;"
+    found = [f for f in lint_text(_kernel(asm), select=("PTX204",), context=context)]
+    assert [f.rule for f in found] == ["PTX204"], [f.message for f in found]
+
+
 def test_the_lookup_table_and_the_b_collector_need_ptx_isa_9_4() -> None:
     # ptxas 13.5 under .version 9.3: "Feature '.decompress::lut::b' requires PTX ISA .version
     # 9.4 or later" (and "Feature 'tcgen05.mma' requires ..." for .collector::b::fill)

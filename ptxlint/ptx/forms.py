@@ -57,8 +57,15 @@ class Need(NamedTuple):
         only = tuple(n for n in only if n not in lacking)
         return Need(sm, suffix, only, family=only if suffix == "f" else ())
 
+    def meets(self, other: Need) -> bool:
+        """Whether some target has both features: where both exist on listed sm_ numbers only,
+        the lists share one (tcgen05's .kind::i8 is on sm_100a/110a, the plain B collector on
+        sm_107a/f: no target takes the two together, and ptxas 13.5 rejects the pair on each)."""
+        return not (self.only and other.only) or any(sm in other.only for sm in self.only)
+
     def join(self, other: Need) -> Need:
-        """The stronger of two needs (both must hold)."""
+        """The stronger of two needs (both must hold): of two that do not ``meet``, the
+        first's targets (the matcher asks ``meets`` before it joins a word's need)."""
         only: tuple[int, ...]
         if self.only and other.only:
             only = tuple(sm for sm in self.only if sm in other.only) or self.only

@@ -230,8 +230,8 @@ def _match_modifiers(form: Form, modifiers: tuple[str, ...]) -> _Match:
                 continue
             word = modifiers[i]
             value = by_word.get(word)
-            if value is None:
-                continue
+            if value is None or value.need is not None and not need.meets(value.need):
+                continue  # not a word of this slot, or of none with the form's other words
             taken[i] = True
             last = i
             if in_place <= j < head:

@@ -385,17 +385,17 @@ for _a in ("ai:u64", "[A:b32]"):
             # ("Feature 'argument scale-inp-d-imm' not supported"); the dense .kind::i8 takes
             # a trailing immediate too, any integer (16, -1, 100000 assemble), on sm_110a as
             # well; the sparse one takes none
-            # (.kind::i8 is not on sm_107, the B collector only there: no form has both)
-            _variants = [("<K:.kind::f16|.kind::tf32|.kind::f8f6f4>", "", _keys, _COLLECT_B),
-                         ("<K:.kind::i8@100a-103-107>", "", _keys, ""),
+            # (.kind::i8 is not on sm_107, the B collector only there: the matcher takes no
+            # word whose targets the form's other words do not meet, ``Need.meets``)
+            _variants = [(_KIND, "", _keys),
                          ("<K:.kind::f16|.kind::tf32>", ", i:0..15",
-                          _keys.replace("sm=100f", "sm=100f-110"), _COLLECT_B)]
+                          _keys.replace("sm=100f", "sm=100f-110"))]
             if not _sp:
-                _variants.append(("<K:.kind::i8@100a-103-107>", ", i:*", _keys, ""))
-            for _kind, _scale, _k, _b in _variants:
+                _variants.append(("<K:.kind::i8@100a-103-107>", ", i:*", _keys))
+            for _kind, _scale, _k in _variants:
                 # .ashift (A from tensor memory only) excludes the collector
                 _collect = (_COLLECT_A if _a == "ai:u64" else _COLLECT_A[:-1] + "|.ashift}"
-                            ) + _b
+                            ) + _COLLECT_B
                 _head = (f"tcgen05.mma{_sp}{_cg}{_kind}{_collect} [A:b32], {_a}, ai:u64, "
                          f"{_meta}a:u32")
                 _add(f"{_head}, a:pred{_scale}{_k}")
