@@ -56,3 +56,38 @@ def test_ptxas_takes_the_scatter_from_ptx_isa_8_6_only() -> None:
     ok, said = run("8.0")  # also below sm_100a's own 8.6: the line's error is its own
     assert not ok and "'.tile::scatter4' requires PTX ISA .version 8.6" in said
     assert run("8.6")[0]
+
+
+def _three_input(condition: str, inputs: str = "%1, %2, %3") -> str:
+    return ("__device__ float max3(float a, float b, float c) {\n  float d = a;\n"
+            f"#if {condition}\n"
+            f'  asm("max.NaN.f32 %0, {inputs};" : "=f"(d) : "f"(a), "f"(b), "f"(c));\n'
+            "#endif\n  return d;\n}\n")
+
+
+def test_a_form_that_differs_by_its_operands_has_its_own_version() -> None:
+    """Three-input max.f32 is PTX ISA 8.8 (CUDA 12.9) where the two-input spelling of the same
+    modifiers is older: torchao guarded it with CUDA_VERSION >= 12090 after a build broke."""
+    guard = "CUDA_VERSION >= 12000 && __CUDA_ARCH__ >= 1000"
+    [finding] = lint_text(_three_input(guard), select=("PTX403",))
+    assert "PTX ISA 8.8" in finding.message and "with 4 operands" in finding.message
+    assert "admit CUDA 12.8" in finding.message  # the oldest toolkit with an sm_100 target
+    assert lint_text(_three_input("CUDA_VERSION >= 12090 && __CUDA_ARCH__ >= 1000"),
+                     select=("PTX403",)) == []
+    assert lint_text(_three_input(guard, "%1, %2"), select=("PTX403",)) == []  # two inputs
+
+
+@needs_ptxas
+def test_ptxas_takes_three_inputs_from_ptx_isa_8_8_only() -> None:
+    def run(version: str) -> tuple[bool, str]:
+        source = (f".version {version}\n.target sm_100a\n.address_size 64\n"
+                  ".visible .entry k(.param .u64 p) {\n .reg .f32 %f<5>;\n .reg .b64 %rd<2>;\n"
+                  " ld.param.u64 %rd1, [p];\n ld.global.f32 %f1, [%rd1];\n"
+                  " max.NaN.f32 %f4, %f1, %f1, %f1;\n st.global.f32 [%rd1], %f4;\n ret;\n}\n")
+        done = run_cached(PTXAS, ["-arch=sm_100a", INPUT, "-o", "/dev/null"], source,
+                          filename="case.ptx")
+        return done.ok, done.stderr
+
+    ok, said = run("8.7")
+    assert not ok and "with 3 input operands' requires PTX ISA .version 8.8" in said
+    assert run("8.8")[0]

@@ -800,6 +800,20 @@ def lightest(opcode: str, modifiers: tuple[str, ...]) -> tuple[Form, Need] | Non
     return best.form, best.need
 
 
+def arity_need(opcode: str, modifiers: tuple[str, ...], count: int) -> Need | None:
+    """The weakest need among the forms that spell ``opcode.modifiers`` exactly and take
+    ``count`` operands; ``None`` when none does. Some forms differ from their spelling's
+    lighter ones by their operands alone: three-input ``max.f32 d, a, b, c`` needs sm_100 and
+    PTX ISA 8.8 where ``max.f32 d, a, b`` needs neither (ptxas 12.9 under ``.version 8.7``:
+    "Feature 'max.f32 with 3 input operands' requires PTX ISA .version 8.8 or later")."""
+    fitting = [m for m in _exact(opcode, modifiers)
+               if m.form.required_operands <= count <= len(m.form.operands)]
+    if not fitting:
+        return None
+    return min(fitting, key=lambda m: (m.need.ptx, m.need.sm, m.need.suffix != "",
+                                       len(m.need.only) == 0)).need
+
+
 def modifier_need(opcode: str, modifiers: tuple[str, ...]) -> Need | None:
     """The weakest need among the forms that spell ``opcode.modifiers`` exactly (operands
     aside); ``None`` when none does."""

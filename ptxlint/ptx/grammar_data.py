@@ -150,7 +150,9 @@ for op in ("min", "max"):
     _add(f"{op}{{.relu}}.s16x2 d:s16x2, a:s16x2, a:s16x2; sm=90")
     _add(f"{op}{{.ftz}}{{.NaN@80}}.f32 d:f32, a:f32, a:f32")
     _add(f"{op}{{.ftz}}{{.NaN}}.xorsign.abs.f32 d:f32, a:f32, a:f32; sm=86")
-    _add(f"{op}{{.ftz}}{{.NaN}}{{.abs}}.f32 d:f32, a:f32, a:f32, a:f32; sm=100")
+    # three inputs: PTX ISA 8.8 (ptxas 12.9 under .version 8.7: "Feature 'max.f32 with 3
+    # input operands' requires PTX ISA .version 8.8"; 12.8: "Arguments mismatch")
+    _add(f"{op}{{.ftz}}{{.NaN}}{{.abs}}.f32 d:f32, a:f32, a:f32, a:f32; sm=100; ptx=88")
     _add(f"{op}.u8x4 d:u8x4, r:u8x4, r:u8x4; sm=107f,120f; toolkit=13.2")  # PTX ISA 9.2, as add's
     _add(f"{op}{{.relu}}.s8x4 d:s8x4, r:s8x4, r:s8x4; sm=107f,120f; toolkit=13.2")
     _add(f"{op}.f64 d:f64, a:f64, a:f64")

@@ -312,11 +312,18 @@ def ptx_requirement(opcode: str, modifiers: tuple[str, ...]) -> tuple[int, str]:
 
 
 def instruction_ptx_requirement(instruction: PtxInstruction) -> tuple[int, str]:
-    """``ptx_requirement`` of ``instruction`` as written, raised to what a special register among
-    its operands needs (``mov.u32 %0, %%aggr_smem_size`` needs PTX ISA 8.1: ptxas 13.0 under
-    ``.version 8.0`` answers "Feature '%aggr_smem_size' requires PTX ISA .version 8.1"), with
-    the spelling (``%aggr_smem_size``) that imposes it."""
-    best, feature = ptx_requirement(instruction.opcode, instruction.modifiers)
+    """``ptx_requirement`` of ``instruction`` as written, raised to what its forms of as many
+    operands need (``grammar.arity_need``: three-input ``max.f32``) and to what a special
+    register among its operands needs (``mov.u32 %0, %%aggr_smem_size`` needs PTX ISA 8.1:
+    ptxas 13.0 under ``.version 8.0`` answers "Feature '%aggr_smem_size' requires PTX ISA
+    .version 8.1"), with the spelling (``%aggr_smem_size``) that imposes it."""
+    opcode, modifiers = instruction.opcode, instruction.modifiers
+    best, feature = ptx_requirement(opcode, modifiers)
+    if grammar.judged(opcode, modifiers):
+        count = len(instruction.operands)
+        need = grammar.arity_need(opcode, modifiers, count)
+        if need is not None and need.ptx > best:
+            best, feature = need.ptx, f"{'.'.join((opcode, *modifiers))} with {count} operands"
     for operand in instruction.operands:
         if operand.kind != "special":
             continue
