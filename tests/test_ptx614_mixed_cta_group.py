@@ -113,7 +113,7 @@ def test_through_helpers_one_finding_where_both_meet() -> None:
     assert len(found) == 1 and "same function both()" in found[0]
 
 
-def test_a_file_without_asm_through_a_project_header(tmp_path: Path) -> None:
+def test_project_header_helpers_beside_the_files_own_asm(tmp_path: Path) -> None:
     (tmp_path / "tmem.cuh").write_text(
         HEAD + "struct Allocator1Sm {\n  __device__ void allocate(uint32_t a) {\n"
         f"    {ALLOC1}\n  }}\n}};\n"
@@ -123,8 +123,16 @@ def test_a_file_without_asm_through_a_project_header(tmp_path: Path) -> None:
             "  if (threadIdx.x / 32 == 0) alloc.allocate(a);\n  Mma2Sm<128>::fma(a, x, y, n);\n}\n")
     kernel = tmp_path / "k.cu"
     kernel.write_text(text)
-    found = lint_text(text, path=str(kernel), select=("PTX614",))
-    assert [(f.rule, f.span.start) for f in found] == [("PTX614", text.index("Mma2Sm<128>"))]
+    # a kernel file without tcgen05 asm of its own is not read for it (a default run's cost)
+    assert lint_text(text, path=str(kernel), select=("PTX614",)) == []
+    # with a .cta_group of its own, both helpers are followed; the finding is the file's
+    own = text.replace("  Allocator1Sm alloc;\n", f"  {COMMIT2}\n  Allocator1Sm alloc;\n")
+    kernel.write_text(own)
+    found = lint_text(own, path=str(kernel), select=("PTX614",))
+    assert [(f.rule, f.span.start) for f in found] == [
+        ("PTX614", own.index("tcgen05.commit"))], [f.message for f in found]
+    assert "but the `tcgen05.alloc.cta_group::1" in found[0].message
+    assert "(through allocate())" in found[0].message
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
