@@ -45,6 +45,11 @@ _DEFINITIONS = {
         i.opcode == "bar" or "aligned" in i.modifiers or "sync" in i.modifiers
         for i in s.ptx.instructions
     ),
+    # a tcgen05 instruction that names its .cta_group (PTX614)
+    "cta-groups": lambda s: any(
+        i.opcode == "tcgen05" and any(m.startswith("cta_group") for m in i.modifiers)
+        for i in s.ptx.instructions
+    ),
     # the template's last instruction has no ';' (PTX205)
     "unterminated-last": lambda s: bool(s.ptx.instructions)
     and not s.ptx.instructions[-1].terminated,

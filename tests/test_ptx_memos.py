@@ -774,7 +774,7 @@ def test_a_spelling_read_once_is_what_its_parts_say() -> None:
 def _slots_take(form: grammar.Form, modifiers: tuple[str, ...]) -> tuple[object, ...]:
     """How ``form``'s slots take ``modifiers``, slot by slot: the head slots the first words in
     order; each other slot the first word not taken that it lists (not before the last one
-    taken, in an ordered form); then the words no slot took, the required slots left empty and,
+    taken, in an ordered form) whose targets meet those of the words taken before it; then the words no slot took, the required slots left empty and,
     in a positional form, the words out of order within their kind. Where the head words are
     not the first ones in order (`mul.u32.lo`), every slot takes its word anywhere, and a head
     word taken elsewhere than its place is out of order, before the others."""
@@ -792,6 +792,9 @@ def _slots_take(form: grammar.Form, modifiers: tuple[str, ...]) -> tuple[object,
         for i, word in enumerate(modifiers):
             if taken[i] or (form.ordered and i < last) or word not in slot.by_word:
                 continue
+            needed = slot.by_word[word].need
+            if needed is not None and not need.meets(needed):
+                continue  # no target has both: the word is none of this form's
             taken[i], last = True, i
             if in_place <= j < form.head:
                 moved.append(i)
