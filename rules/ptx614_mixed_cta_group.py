@@ -52,10 +52,9 @@ allowed" (measured with ptxas 13.0, 13.1 and 13.5 for sm_100a, the two instructi
 either arm of a run-time branch, or in two non-inlined functions the kernel calls). ptxas
 12.8 and 12.9 accept the same PTX, so code written for them stops building on CUDA 13: CCCL
 split its `cuda::ptx` tests into one kernel per `.cta_group` for that reason (NVIDIA/cccl#8297,
-#8340), and LLVM split its NVPTX tcgen05 tests (llvm/llvm-project#162597). The PTX ISA's
-`tcgen05` chapter ties a kernel to one granularity: a CTA pair's instructions
-(`.cta_group::2`) act on the Tensor Memory of both CTAs of the pair, which a single CTA's
-(`.cta_group::1`) allocation and MMA do not.
+#8340), and LLVM split its NVPTX tcgen05 tests, the two granularities being "not supported
+inside a single function" (llvm/llvm-project#162597). The rule states what ptxas enforces;
+the PTX ISA text this rule was checked against says nothing of it either way.
 
 ## Example
 ```cuda
