@@ -8,9 +8,10 @@ later"). A target the declared version predates is one more error, on the ``.tar
 and leaves the lines' own errors standing, so a form of sm_100a is measured below PTX ISA 8.6
 too. Each line is assembled again under the highest version it was told, until it has no error
 of its own: that version is the form's need by ptxas. ptxlint's is
-``ptx_requirement(opcode, modifiers)``, the number rule PTX403 compares with the oldest toolkit
-a statement's ``#if`` guards admit. Then each case is assembled under the version ptxlint
-predicts: it must have no error of its own there.
+``instruction_ptx_requirement`` (its modifiers' forms, and those of its operand count), the
+number rule PTX403 compares with the oldest toolkit a statement's ``#if`` guards admit. Then
+each case is assembled under the version ptxlint predicts: it must have no error of its own
+there.
 
 A prediction below ptxas's is *too low* (PTX403 misses it: CCCL's
 ``cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group`` under
@@ -47,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import ptxas_agreement as agreement  # noqa: E402
 
-from ptxlint.ptx.instructions import ptx_requirement  # noqa: E402
+from ptxlint.ptx.instructions import instruction_ptx_requirement  # noqa: E402
 from ptxlint.ptx.parser import parse_template  # noqa: E402
 
 LOWEST = 30  # .version 3.0: below 2.3 the header's .address_size is an error of its own
@@ -55,12 +56,12 @@ COUNTED_FROM = 60  # PTX ISA 6.0, CUDA 9.0: the oldest toolkit ptxlint's version
 # the PTX ISA versions ptxas 13.0 knows, to find the lowest one a target takes
 KNOWN = (30, 31, 32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73, 74, 75, 76,
          77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90)
-# What ptxas 13.0 asks a version for that ``ptx_requirement(opcode, modifiers)`` cannot say:
-# a feature of the operands, and one where ptxas 13.0 asks more than the toolkit that
-# introduced the spelling took. A line whose version comes from these alone is "left alone".
+# What ptxas 13.0 asks a version for that ``instruction_ptx_requirement`` cannot say: a feature
+# of the operands that their count does not tell, and one where ptxas 13.0 asks more than the
+# toolkit that introduced the spelling took. A line whose version comes from these alone is
+# "left alone".
 LEFT_ALONE: tuple[tuple[str, str], ...] = (
     (r"igonre-src on cp\.async", "the ignore-src predicate operand, not a modifier"),
-    (r"with 3 input operands", "the operand count, not a modifier"),
     (r"with count argument and without '\.noComplete'", "the count operand, not a modifier"),
     (r"Texture instruction with optional predicate result",
      "tex's residency predicate (d|p), an operand, not a modifier (its forms' ptx=71)"),
@@ -194,7 +195,7 @@ def required(messages: Sequence[str]) -> int | None:
 
 def predicted(text: str) -> tuple[int, str]:
     [instruction] = parse_template(text + ";", extended=False).instructions
-    return ptx_requirement(instruction.opcode, instruction.modifiers)
+    return instruction_ptx_requirement(instruction)
 
 
 @dataclass
@@ -204,8 +205,8 @@ class Measure:
     target: str
     floor: int  # the lowest version the target takes
     ptxas: int | None  # the version ptxas needs for the line; None: unsettled
-    predicted: int  # ptx_requirement's
-    feature: str  # the spelling ptx_requirement names
+    predicted: int  # instruction_ptx_requirement's
+    feature: str  # the spelling it names
     told: tuple[str, ...]  # ptxas's version messages on the way
     at_predicted: tuple[str, ...] = ()  # the line's errors under the predicted version
     why: str = ""  # ptxas's error that is no version, on the way (or for an unsettled line)
