@@ -13,7 +13,9 @@ helper's parameter that a caller's constant decides once inlined) is another ins
 not this one's: two steps are *together* only where every ``if``, ``?:`` or ``switch`` arm
 that holds one and not the other tests a value known only at run time (the thread's or
 block's index, a lane or warp helper, ``elect_one_sync()``, a kernel's parameter, an asm
-output, a local made of those), and their ``#if`` guards can hold in one build. Two steps of
+output, a local made of those) or is the arm a constant takes, once the calls down to it bind
+the helpers' parameters and template parameters (``alloc<2>()`` into
+``if constexpr (G == 1)``), and their ``#if`` guards can hold in one build. Two steps of
 one call of a helper are that helper's own question (its flow answers it), so each defect is
 found once, in the innermost function that holds both.
 """
@@ -149,8 +151,8 @@ class _Places:
         flow = self.levels[level][0]
         if _runtime(flow, condition):
             return True
-        if condition is None or condition.type == "switch_statement" or \
-                condition.parent is not None and condition.parent.type == "switch_statement":
+        if condition is None or condition.parent is not None and \
+                condition.parent.type == "switch_statement":
             return False  # a case's label is not read: a switch on a constant stays unknown
         text = bound_expression(self.chains[level], flow.text(condition))
         value = self.levels[0][0].constant(text) if text is not None else None
