@@ -42,20 +42,22 @@ def test_ptx403_flags_the_cccl_guard_that_admits_ptx_isa_8_0() -> None:
     assert lint_text(_cccl("__cccl_ptx_isa >= 860"), select=("PTX403",)) == []
 
 
+def _sm100a(version: str, body: str) -> tuple[bool, str]:
+    """ptxas's word on ``body`` in an sm_100a entry under ``.version version``."""
+    source = (f".version {version}\n.target sm_100a\n.address_size 64\n"
+              ".visible .entry k(.param .u64 p) {\n .reg .b32 %r<8>;\n .reg .f32 %f<5>;\n"
+              f" .reg .b64 %rd<4>;\n ld.param.u64 %rd1, [p];\n{body}\n ret;\n}}\n")
+    done = run_cached(PTXAS, ["-arch=sm_100a", INPUT, "-o", "/dev/null"], source,
+                      filename="case.ptx")
+    return done.ok, done.stderr
+
+
 @needs_ptxas
 def test_ptxas_takes_the_scatter_from_ptx_isa_8_6_only() -> None:
-    def run(version: str) -> tuple[bool, str]:
-        source = (f".version {version}\n.target sm_100a\n.address_size 64\n"
-                  ".visible .entry k(.param .u64 p) {\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
-                  " ld.param.u64 %rd1, [p];\n"
-                  f" {SCATTER} [%rd1, {{%r1, %r2, %r3, %r4, %r5}}], [%r6];\n ret;\n}}\n")
-        done = run_cached(PTXAS, ["-arch=sm_100a", INPUT, "-o", "/dev/null"], source,
-                          filename="case.ptx")
-        return done.ok, done.stderr
-
-    ok, said = run("8.0")  # also below sm_100a's own 8.6: the line's error is its own
+    scatter = f" {SCATTER} [%rd1, {{%r1, %r2, %r3, %r4, %r5}}], [%r6];"
+    ok, said = _sm100a("8.0", scatter)  # also below sm_100a's own 8.6: the line's own error
     assert not ok and "'.tile::scatter4' requires PTX ISA .version 8.6" in said
-    assert run("8.6")[0]
+    assert _sm100a("8.6", scatter)[0]
 
 
 def _three_input(condition: str, inputs: str = "%1, %2, %3") -> str:
@@ -79,15 +81,8 @@ def test_a_form_that_differs_by_its_operands_has_its_own_version() -> None:
 
 @needs_ptxas
 def test_ptxas_takes_three_inputs_from_ptx_isa_8_8_only() -> None:
-    def run(version: str) -> tuple[bool, str]:
-        source = (f".version {version}\n.target sm_100a\n.address_size 64\n"
-                  ".visible .entry k(.param .u64 p) {\n .reg .f32 %f<5>;\n .reg .b64 %rd<2>;\n"
-                  " ld.param.u64 %rd1, [p];\n ld.global.f32 %f1, [%rd1];\n"
-                  " max.NaN.f32 %f4, %f1, %f1, %f1;\n st.global.f32 [%rd1], %f4;\n ret;\n}\n")
-        done = run_cached(PTXAS, ["-arch=sm_100a", INPUT, "-o", "/dev/null"], source,
-                          filename="case.ptx")
-        return done.ok, done.stderr
-
-    ok, said = run("8.7")
+    three = (" ld.global.f32 %f1, [%rd1];\n max.NaN.f32 %f4, %f1, %f1, %f1;\n"
+             " st.global.f32 [%rd1], %f4;")
+    ok, said = _sm100a("8.7", three)
     assert not ok and "with 3 input operands' requires PTX ISA .version 8.8" in said
-    assert run("8.8")[0]
+    assert _sm100a("8.8", three)[0]
