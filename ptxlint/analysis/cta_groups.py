@@ -100,11 +100,12 @@ class _Places:
 
     def __init__(self, flow: FunctionFlow, step: Step) -> None:
         self.levels: list[tuple[FunctionFlow, int]] = [(flow, step.start)]
+        self.calls: list[CallSite] = []  # the call that reaches each level below the first
         inner: Step | None = step
         while inner is not None and inner.call is not None and inner.inner is not None:
             self.levels.append((inner.call.helper, inner.inner.start))
+            self.calls.append(inner.call)
             inner = inner.inner
-        self.step = step
         self._arms: list[dict[tuple[int, int], Node | None]] | None = None
         self._guards: tuple[str, ...] | None = None
         self._chains: list[_Link] | None = None
@@ -162,15 +163,10 @@ class _Places:
     def chains(self) -> list[_Link]:
         """For each level, the chain of calls from the outer function down to it."""
         if self._chains is None:
-            calls: list[CallSite] = []
-            inner: Step | None = self.step
-            while inner is not None and inner.call is not None and inner.inner is not None:
-                calls.append(inner.call)
-                inner = inner.inner
             chains = []
             for depth in range(len(self.levels)):
                 link = _Link(None, None)
-                for call in reversed(calls[:depth]):
+                for call in reversed(self.calls[:depth]):
                     link = _Link(call, link)
                 chains.append(link)
             self._chains = chains
