@@ -86,7 +86,7 @@ No automatic fix: which granularity the kernel means is its design.
         if flows is None:
             return
         own = flows.parsed.text
-        for flow, step in flows.steps_of(statement):
+        for flow, step in flows.steps_reaching(statement):
             clash = group_clash(flow)
             if clash is None:
                 continue

@@ -749,3 +749,43 @@ def test_the_region_of_an_address(address: str, region: tuple[str, int] | None) 
 
     flow = _flow(_flows(_CARVED.replace("COPY", "smem")), "k")
     assert copy_region(flow, address) == region
+
+
+def _reaching_matches(text: str) -> int:
+    """Each own statement's steps, asked of fresh flows one at a time, are those every flow
+    gives; the number of statements with steps."""
+    every = _flows(text)
+    asked = 0
+    for statement in [s for s in _flows(text)._index.shapes._placed]:
+        alone = _flows(text)
+        [same] = [s for s in alone._index.shapes._placed if s.span == statement.span]
+        mine = [(flow.name, flow.start, step.start, step.order, step.kind)
+                for flow, step in alone.steps_reaching(same)]
+        [theirs] = [s for s in every._index.shapes._placed if s.span == statement.span]
+        assert mine == [(flow.name, flow.start, step.start, step.order, step.kind)
+                        for flow, step in every.steps_of(theirs)], statement.span
+        asked += bool(mine)
+    return asked
+
+
+def test_the_steps_reaching_a_statement_are_those_of_every_flow() -> None:
+    """``steps_reaching`` builds only the flows around a statement and its callers; it must
+    find what ``steps_of`` finds over all of them, in the PTX6xx rules' fixtures."""
+    fixtures = sorted((Path(__file__).parent.parent / "fixtures" / "rules").glob("PTX6*.cu"))
+    assert len(fixtures) >= 28
+    assert sum(_reaching_matches(fixture.read_text()) for fixture in fixtures) >= 150
+
+
+def test_the_steps_reaching_a_statement_climb_the_calls_the_flows_follow() -> None:
+    """A caller ``FOLLOW_DEPTH`` calls up reaches the statement; one more call up does not,
+    and an unrelated function is never built."""
+    chain = [f"__device__ void f{i}() {{ f{i + 1}(); }}" for i in range(FOLLOW_DEPTH + 1)]
+    text = (f"__device__ void f{FOLLOW_DEPTH + 1}() {{ asm volatile(\"cp.async.commit_group;\""
+            " ::: \"memory\"); }\n" + "\n".join(reversed(chain)) +
+            "\n__device__ void other() { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n")
+    assert _reaching_matches(text) == 2
+    flows = _flows(text)
+    [commit] = [s for s in flows._index.shapes._placed if "commit" in s.template.text]
+    names = [flow.name for flow, _ in flows.steps_reaching(commit)]
+    assert names == [f"f{i}" for i in range(FOLLOW_DEPTH + 1, 0, -1)]  # in file order
+    assert "other" not in [flow.name for flow in flows._index.made()]

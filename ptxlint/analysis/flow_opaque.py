@@ -5,7 +5,8 @@ whether one of them may take a step it needs to see (``FunctionFlow.opaque_betwe
 Two places take steps no call shows: an asm statement ptxlint cannot read (:func:`unreadable`:
 it may be any protocol step), and a declaration of an object, which runs its class's
 constructor (:func:`constructions`; it counts where a constructor of the file or the headers
-the flows read may take a step, :func:`constructor_may_take`)."""
+the flows read may take a step, :func:`constructor_may_take`). :func:`may_take` answers for a
+call, its definitions followed a few calls deep."""
 
 from __future__ import annotations
 
@@ -15,13 +16,23 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
+from ptxlint.analysis.call_lookup import definitions
+from ptxlint.analysis.flow_syntax import local_lambda
+from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
+from ptxlint.ptx.protocols import CLUSTER_RELEASE
 
 if TYPE_CHECKING:
     from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 
-__all__ = ["Opaque", "constructions", "constructor_may_take", "constructors_of", "unreadable"]
+__all__ = ["CALL_DEPTH", "Opaque", "constructions", "constructor_may_take", "constructors_of",
+           "may_take", "unreadable"]
 
+Node = tree_sitter.Node
+CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
+# project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
+_ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
 _CLASS_TYPES = frozenset({"type_identifier", "qualified_identifier", "template_type"})
 
 
@@ -75,11 +86,64 @@ def constructor_may_take(files: FileFlows, klass: str, kinds: frozenset[str]) ->
     read."""
     for where, constructor in constructors_of(files, klass):
         if constructor.unreadable or any(s.kind in kinds for s in constructor.own_steps) \
-                or any(where.may_take(callee, kinds, constructor, form=form,
-                                      klass=where.class_of(constructor, callee, at, end, form))
+                or any(may_take(where, callee, kinds, constructor, form=form,
+                                    klass=where.class_of(constructor, callee, at, end, form))
                        for at, end, callee, _, form in constructor.raw_calls):
             return True
     return False
+
+
+def may_take(files: FileFlows, name: str, kinds: frozenset[str],
+             caller: FunctionFlow | None = None, depth: int = CALL_DEPTH, form: str | None = None,
+             klass: str = "") -> bool:
+    """A call of ``name`` may take a protocol step of ``kinds``: it is not a CUDA built-in
+    of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
+    found (in the file, or in the headers it includes) and it is not a toolkit function
+    known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
+    ``depth`` calls deep, holds such a step or a call that may. ``form``: how the call
+    names it, ``klass`` its class (:func:`.call_lookup.definitions`); memoised in
+    ``files.may_take_known``."""
+    if name in HARMLESS_CALLS or _ASSERT().match(name) or (
+            form != "member" and files.converts(name)):
+        return False
+    if form == "plain" and caller is not None:
+        local = local_lambda(caller.parameters, caller.definitions, name)
+        if local is not None:
+            return _lambda_may_take(files, caller, local, kinds, depth)
+    key = (name, kinds, depth, form, caller is not None and caller.member, klass)
+    known = files.may_take_known.get(key)
+    if known is not None:
+        return known
+    files.may_take_known[key] = False  # a recursive call adds no step of its own
+    defined = definitions(files, name, caller, form, klass=klass)
+    result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds)
+    for helper in defined:
+        owner = helper.owner or files
+        owner.structured(helper)
+        if helper.unreadable or any(s.kind in kinds for s in helper.own_steps) or any(
+                constructor_may_take(owner, klass_, kinds) for _, klass_ in
+                helper.constructions) or any(
+                depth == 0 or may_take(owner, callee, kinds, helper, depth - 1, form,
+                                       owner.class_of(helper, callee, at, end, form))
+                for at, end, callee, _, form in helper.raw_calls):
+            result = True
+            break
+    files.may_take_known[key] = result
+    return result
+
+
+def _lambda_may_take(files: FileFlows, caller: FunctionFlow, lambda_node: Node,
+                     kinds: frozenset[str], depth: int) -> bool:
+    """A call of a lambda ``caller`` defines may take a step of ``kinds``: its body (part
+    of ``caller``'s) holds one, or a call that may."""
+    start, end = lambda_node.start_byte, lambda_node.end_byte
+    if any(start <= s.start < end and s.kind in kinds for s in caller.own_steps) or any(
+            start <= at < end for at in caller.unreadable):
+        return True
+    return any(start <= at < end and (depth == 0 or may_take(
+        files, callee, kinds, caller, depth - 1, form,
+        files.class_of(caller, callee, at, stop, form)))
+        for at, stop, callee, _, form in caller.raw_calls)
 
 
 @dataclass(eq=False)
@@ -106,7 +170,7 @@ class Opaque:
         if kinds in self._first:
             return self._first[kinds]
         found = next((name for name, form, klass, files, caller in self.calls
-                      if files.may_take(name, kinds, caller, form=form, klass=klass)), None)
+                      if may_take(files, name, kinds, caller, form=form, klass=klass)), None)
         if found is None and self.asm:
             found = "asm"
         if found is None:

@@ -37,13 +37,18 @@ from ptxlint.analysis.call_lookup import definitions
 from ptxlint.analysis.exclusive_arms import disjoint_arms
 from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
-from ptxlint.analysis.flow_opaque import Opaque, constructions, constructor_may_take, unreadable
+from ptxlint.analysis.flow_opaque import (
+    Opaque,
+    constructions,
+    constructor_may_take,
+    may_take,
+    unreadable,
+)
 from ptxlint.analysis.flow_syntax import (
     base_name,
     compact,
     definitions_spelled,
     function_name,
-    local_lambda,
     one_argument_call,
     parameter_arity,
     parameter_names,
@@ -57,25 +62,20 @@ from ptxlint.analysis.function_index import FunctionIndex
 from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex, names_matcher, shapes_of
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
-from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovered_kernel
 from ptxlint.frontends.split_conditionals import pairs_up
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
 )
-from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
-from ptxlint.ptx.protocols import CLUSTER_RELEASE, SHARED_READ, Event, statement_events
+from ptxlint.ptx.protocols import SHARED_READ, Event, statement_events
 
 __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "Step",
            "base_name", "flows_of"]
 
 Node = tree_sitter.Node
 
-# project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
-_ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
-_CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 # how many calls deep a function's steps are followed (the kernel's own call the first): a
 # kernel calls CUTLASS's collective, which calls warpgroup_arrive(), which holds the fence
 FOLLOW_DEPTH = 3
@@ -299,8 +299,8 @@ class FunctionFlow:
         owner = self.owner
         forms = {(start, end): form for start, end, _, _, form in self.raw_calls}
         found = [name for start, end, name, followed in self.calls
-                 if not followed and a < start < b and (owner is None or owner.may_take(
-                     name, kinds, self, form=forms.get((start, end)),
+                 if not followed and a < start < b and (owner is None or may_take(
+                     owner, name, kinds, self, form=forms.get((start, end)),
                      klass=owner.class_of(self, name, start, end, forms.get((start, end)))))]
         found.extend("asm" for at in self.unreadable if a < at < b)
         found.extend(klass for at, klass in self.constructions if a < at < b and owner
@@ -563,7 +563,8 @@ class FileFlows:
         self._helpers: dict[tuple[str, int, str | None, bool, int | None, str],
                             tuple[FunctionFlow, list[Step], Opaque] | None] = {}
         self._converts: dict[str, bool] = {}
-        self._may_take: dict[tuple[str, frozenset[str], int, str | None, bool, str], bool] = {}
+        self.may_take_known: dict[tuple[str, frozenset[str], int, str | None, bool, str],
+                                  bool] = {}  # (flow_opaque.may_take)
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
         self._naming: dict[int, list[CallerSite]] = {}
         self.carrier: AsmStatement | None = None  # of the header helpers' steps (carry)
@@ -643,8 +644,8 @@ class FileFlows:
                 flow = files._index.of(shape)
                 files._structure(flow)
                 if flow.unreadable or any(s.kind in kinds for s in flow.own_steps) or any(
-                        files.may_take(callee, kinds, flow, form=form,
-                                       klass=files.class_of(flow, callee, at, end, form))
+                        may_take(files, callee, kinds, flow, form=form,
+                                 klass=files.class_of(flow, callee, at, end, form))
                         for at, end, callee, _, form in flow.raw_calls):
                     found.append(flow.name)
         return found
@@ -741,6 +742,28 @@ class FileFlows:
                     if holder is not None:
                         self._by_statement.setdefault(id(holder), []).append((flow, step))
         return self._by_statement.get(id(statement), [])
+
+    def steps_reaching(self, statement: AsmStatement) -> list[tuple[FunctionFlow, Step]]:
+        """:meth:`steps_of` a file's own statement, building the flows of the function around
+        it and of the functions that call it, :data:`FOLLOW_DEPTH` calls up, only (not a
+        header's function that calls back into the file). PTX614 asks of a few statements of
+        files with thousands of functions, which :meth:`flows` builds all of: 6% of a default
+        run's CPU on CUTLASS ``include/``, of which ``copy_sm100.hpp`` is most."""
+        holder = None if self._by_statement is not None or statement is self.carrier or \
+            statement.context.macro is not None or statement.source.text is not \
+            self.parsed.text else self.function_holding(statement)
+        if holder is None or holder.recovered:
+            return self.steps_of(statement)
+        reached, names, new = {holder.start: holder}, set(), {holder.name}
+        for _ in range(FOLLOW_DEPTH):  # as flows() closes its names over the calls
+            names |= new
+            found = self._index.calling(new)
+            reached.update((flow.start, flow) for flow in found)
+            new = {flow.name for flow in found} - names
+            if not new:
+                break
+        return [(flow, step) for _, flow in sorted(reached.items())
+                for step in self._ready(flow).steps if step.statement is statement]
 
     def carry(self, statement: AsmStatement) -> None:
         """``statement`` carries the findings about the steps of included headers' helpers
@@ -899,55 +922,6 @@ class FileFlows:
                 flow.unreadable.append(start)
             for order, (instruction, event) in enumerate(statement_events(statement)):
                 flow.own_steps.append(Step(start, order, event, statement, instruction))
-
-    def may_take(self, name: str, kinds: frozenset[str], caller: FunctionFlow | None = None,
-                 depth: int = _CALL_DEPTH, form: str | None = None, klass: str = "") -> bool:
-        """A call of ``name`` may take a protocol step of ``kinds``: it is not a CUDA built-in
-        of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
-        found (in the file, or in the headers it includes) and it is not a toolkit function
-        known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
-        ``depth`` calls deep, holds such a step or a call that may. ``form``: how the call
-        names it, ``klass`` its class (:meth:`_defined`)."""
-        if name in HARMLESS_CALLS or _ASSERT().match(name) or (
-                form != "member" and self.converts(name)):
-            return False
-        if form == "plain" and caller is not None:
-            local = local_lambda(caller.parameters, caller.definitions, name)
-            if local is not None:
-                return self._lambda_may_take(caller, local, kinds, depth)
-        key = (name, kinds, depth, form, caller is not None and caller.member, klass)
-        known = self._may_take.get(key)
-        if known is not None:
-            return known
-        self._may_take[key] = False  # a recursive call adds no step of its own
-        defined = self._defined(name, caller, form, klass=klass)
-        result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds)
-        for helper in defined:
-            owner = helper.owner or self
-            owner._structure(helper)
-            if helper.unreadable or any(s.kind in kinds for s in helper.own_steps) or any(
-                    constructor_may_take(owner, klass_, kinds) for _, klass_ in
-                    helper.constructions) or any(
-                    depth == 0 or owner.may_take(callee, kinds, helper, depth - 1, form,
-                                                 owner.class_of(helper, callee, at, end, form))
-                    for at, end, callee, _, form in helper.raw_calls):
-                result = True
-                break
-        self._may_take[key] = result
-        return result
-
-    def _lambda_may_take(self, caller: FunctionFlow, lambda_node: Node,
-                         kinds: frozenset[str], depth: int) -> bool:
-        """A call of a lambda ``caller`` defines may take a step of ``kinds``: its body (part
-        of ``caller``'s) holds one, or a call that may."""
-        start, end = lambda_node.start_byte, lambda_node.end_byte
-        if any(start <= s.start < end and s.kind in kinds for s in caller.own_steps) or any(
-                start <= at < end for at in caller.unreadable):
-            return True
-        return any(start <= at < end and (depth == 0 or self.may_take(
-            callee, kinds, caller, depth - 1, form, self.class_of(caller, callee, at, stop, form)))
-            for at, stop, callee, _, form in caller.raw_calls)
-
 
 # One file's flows at a time, by its tree's identity (a file's statements are linted in turn)
 _LAST: list[tuple[ParsedSource, FileFlows]] = []

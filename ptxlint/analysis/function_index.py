@@ -16,6 +16,7 @@ body is the block the tree has at its ``{``. The listing holds only the tree's."
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -98,6 +99,27 @@ class FunctionIndex:
                     found.append((caller, call.start_byte, call.end_byte))
             at = data.find(word, at + len(word))
         return found
+
+    def calling(self, names: set[str]) -> list[FunctionFlow]:
+        """The functions of the tree whose body calls one of ``names`` (the callee as
+        ``callee_name`` reads it, what a flow's calls are), in order, found by climbing from
+        each place that spells one: a file's other functions are neither listed nor read."""
+        if not names:
+            return []
+        spelled = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names))
+                             + rb")\b")
+        found: dict[int, FunctionFlow] = {}
+        caller: FunctionFlow | None = None
+        for match in spelled.finditer(self.parsed.data):
+            at = match.start()
+            if caller is None or not caller.start <= at < caller.end:
+                caller = self._in_tree(at)  # one climb per function, not per place
+            if caller is None or caller.start in found:
+                continue
+            call = self._call_at(caller, at, match.end() - at)
+            if call is not None and callee_name(self.parsed, call) in names:
+                found[caller.start] = caller
+        return [found[start] for start in sorted(found)]
 
     def _call_at(self, caller: FunctionFlow, at: int, size: int) -> Node | None:
         """The call whose callee is spelled at ``[at, at + size)`` in ``caller``'s body."""
