@@ -53,6 +53,7 @@ class FunctionIndex:
         self._all: list[FunctionFlow] | None = None
         self._starts: list[int] = []
         self._named: dict[str, list[FunctionFlow]] = {}
+        self._calling: dict[frozenset[str], list[FunctionFlow]] = {}
 
     @property
     def functions(self) -> list[FunctionFlow]:
@@ -103,9 +104,16 @@ class FunctionIndex:
     def calling(self, names: set[str]) -> list[FunctionFlow]:
         """The functions of the tree whose body calls one of ``names`` (the callee as
         ``callee_name`` reads it, what a flow's calls are), in order, found by climbing from
-        each place that spells one: a file's other functions are neither listed nor read."""
-        if not names:
-            return []
+        each place that spells one: a file's other functions are neither listed nor read.
+        Memoised by the names: the statements of one function, and overloads of one name,
+        ask alike."""
+        key = frozenset(names)
+        known = self._calling.get(key)
+        if known is None:
+            known = self._calling[key] = self._calls_of_names(names) if names else []
+        return known
+
+    def _calls_of_names(self, names: set[str]) -> list[FunctionFlow]:
         spelled = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names))
                              + rb")\b")
         found: dict[int, FunctionFlow] = {}
