@@ -32,8 +32,11 @@ with `r`, `int` with `l`, `float` with `r` (same size, wrong class), `double` wi
 any pointer with `r`, and `__half`/`__nv_bfloat16` values (with any letter) are all flagged.
 
 The knowledge comes from nvcc 13.0 itself (see `ptxlint/constraints.py`, re-checked by
-`tests/test_nvcc_oracle_operands.py`). When the operand's type is unknown (a template
-parameter, a macro, a type from another header), the rule says nothing. So it does for the fp16
+`tests/test_nvcc_oracle_operands.py`). A type the file names but does not declare is read
+from the project headers its includes reach, where one namespace-scope definition there gives
+it (`typedef unsigned short u16;`, `struct Half4 { half2 a, b; };`). When the operand's type
+is unknown (a template parameter, a macro, a library's type, a name such headers define twice
+or only inside a class), the rule says nothing. So it does for the fp16
 types in a branch that only a toolkit before CUDA 9.0 compiles (the `#else` of `#if
 CUDA_VERSION >= 9000`): there `__half2` was a struct holding an `unsigned int x`, and
 `"r"(h2.x)` was right.

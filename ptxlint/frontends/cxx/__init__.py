@@ -27,7 +27,8 @@ stages before it (``tests/test_import_graph.py`` holds this):
    operands' types, left to work out when a rule first reads one), and ``extract``, which
    finds every statement of a file and drives the rest;
 4. type the operands: ``c_types``, ``declaration_index``, ``declared_types`` (what a type
-   specifier and a declarator name), ``macro_operands`` (a macro invocation typed as its
+   specifier and a declarator name), ``header_types`` (the types a file names and its
+   project headers define), ``macro_operands`` (a macro invocation typed as its
    expansion), ``scope_lookup``, ``expression_types`` and ``types``
    (Tier 1, syntactic; Tier 2 is :mod:`ptxlint.tier2`).
 

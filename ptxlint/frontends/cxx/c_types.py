@@ -42,6 +42,9 @@ class _Ty:
     # a class template instance's arguments: (template declaration's node id, parameter name,
     # its type or value), which its members' and bases' types are read under
     bindings: Bindings = field(default=(), compare=False, hash=False)
+    # the resolver whose tree holds ``bodies`` (a header's definition is typed by its own:
+    # ``header_types``), which their members are looked up with; None: the file's
+    home: object = field(default=None, compare=False, hash=False, repr=False)
 
     def same(self, other: _Ty) -> bool:
         return (self.spelling, self.kind, self.size) == (other.spelling, other.kind, other.size)

@@ -42,6 +42,7 @@ from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import CType
 
 if TYPE_CHECKING:
+    from ptxlint.frontends.cxx.header_types import OutsideTypes
     from ptxlint.frontends.cxx.macros import MacroTable
 
 @functools.lru_cache(maxsize=16)
@@ -101,6 +102,9 @@ class DeclarationIndex:
         self._declared_types: dict[str, bool] = {}  # (declares_type)
         # the file's macro table, where extraction hands it over (``TypeResolver.use_macros``)
         self.macro_source: Callable[[], MacroTable] | None = None
+        # the types of names the file does not declare, from its project headers
+        # (``TypeResolver.use_macros`` sets it)
+        self.outside: OutsideTypes | None = None
         self._globals: dict[str, list[Entry]] | None = None
         self._scopes: dict[int, dict[str, list[Entry]]] = {}
         self._template_params: dict[int, frozenset[str]] = {}  # type names (_templates)

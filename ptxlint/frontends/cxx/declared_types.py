@@ -206,6 +206,8 @@ class DeclaredTypes(DeclarationIndex):
             candidates.append(self._record(name))
         for node in self._enum_names()[0].get(name, []):
             candidates.append(self._enum_type(node, name))
+        if not candidates and self.outside is not None:
+            return self.outside.type_of(name)  # a project header's (``header_types``)
         # an enum declared twice (forward declaration + definition) agrees with itself
         return agree(candidates)
 
@@ -214,7 +216,7 @@ class DeclaredTypes(DeclarationIndex):
         if not records:
             return None
         bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
-        return _Ty(name, "aggregate", None, bodies=bodies)
+        return _Ty(name, "aggregate", None, bodies=bodies, home=self)
 
     def _enum_type(self, node: Node, name: str) -> _Ty | None:
         base_node = node.child_by_field_name("base")
@@ -239,7 +241,8 @@ class DeclaredTypes(DeclarationIndex):
             if found is not None and _text(found) == name:
                 ty = self._apply(base, decl, spec_text, function_scope=False)
                 if ty is not None and ty.spelling.endswith("<anonymous>") and ty.bodies:
-                    ty = _Ty(name, ty.kind, ty.size, bodies=ty.bodies)  # typedef struct {...} S;
+                    ty = _Ty(name, ty.kind, ty.size, bodies=ty.bodies,  # typedef struct {} S;
+                             home=ty.home)
                 return ty
         return None
 

@@ -261,10 +261,20 @@ def header_include_names(real: str) -> list[str] | None:
     return None if defs is None else defs.includes
 
 
+_ALSO_FORGET: list[Callable[[], object]] = []
+
+
+def also_forget(clear: Callable[[], object]) -> None:
+    """Call ``clear`` with ``forget_headers``: a later stage's memo of headers' text."""
+    _ALSO_FORGET.append(clear)
+
+
 def forget_headers() -> None:
     """Read headers afresh from now on: a run starts with what its headers hold when it starts
     (the memos of an earlier run in this process would otherwise outlive an edit)."""
     include_lookup.forget()
+    for clear in _ALSO_FORGET:
+        clear()
     for memo in (_HEADER_CACHE, _CHILDREN, HEADER_ASM, _CLOSURE_ASM, _CLOSURE_PATHS, _BITS,
                  _USED_IN, _DIRECT, _INDEXED, _DEFINERS, _SKETCH_DEFINERS, _NAMED, _DIGESTS or {}):
         memo.clear()

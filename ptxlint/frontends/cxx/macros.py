@@ -84,6 +84,12 @@ class MacroTable:
         self._directive_starts: list[int] | None = None  # ``epoch``
 
     @property
+    def reach(self) -> list[str]:
+        """The real paths of the headers the file's includes reach, in the order read (none
+        read whole for it)."""
+        return self._closure
+
+    @property
     def headers(self) -> list[FileDefines]:
         """The headers the file's includes reach, each read whole, in the order read."""
         if self._headers is None:

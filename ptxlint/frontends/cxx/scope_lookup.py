@@ -658,6 +658,8 @@ class ScopeLookup(DeclaredTypes):
         base, one not declared in this file, ``ns::Base``, a pack), or a name the class's
         body declares in a way its member table leaves out (an enumerator, a member
         template, a using-declaration), which hides the bases'."""
+        if record.home is not None and record.home is not self:
+            return record.home._class_member(record, name, depth)  # type: ignore[attr-defined]
         if depth > MAX_DEPTH:
             return [], True
         found: list[_Ty | None] = []

@@ -98,6 +98,7 @@ from ptxlint.frontends.cxx.c_types import (
 )
 from ptxlint.frontends.cxx.declaration_index import NamePlan
 from ptxlint.frontends.cxx.expression_types import Expr
+from ptxlint.frontends.cxx.header_types import OutsideTypes
 from ptxlint.frontends.cxx.macro_operands import TableSource, is_macro
 from ptxlint.frontends.cxx.scope_lookup import ScopeLookup, _base_types
 from ptxlint.frontends.syntax_tree import ParsedSource
@@ -234,6 +235,7 @@ class TypeResolver(ScopeLookup):
         file's macro table (``macro_operands``), made when first asked: extraction hands over
         its own."""
         self.macro_source = table
+        self.outside = OutsideTypes(lambda: table().reach, _definition_resolver)
 
     def resolve_operands(
         self, operands: Sequence[tuple[str, int]], statement: Sequence[Node]
@@ -799,6 +801,8 @@ class TypeResolver(ScopeLookup):
         function is inherited). Each base is followed as member lookup follows it, under the
         instance's template arguments; one that cannot be (dependent, declared elsewhere,
         ``ns::Base``, a pack) may convert."""
+        if record.home is not None and record.home is not self:
+            return record.home._may_convert(record, depth)  # type: ignore[attr-defined]
         key = (tuple(body.id for body in record.bodies), record.bindings)
         cached = self._convertible.get(key)
         if cached is None:
@@ -923,6 +927,12 @@ assert not DECLARING_SCOPES & Expr._HANDLERS.keys()
 
 
 _LAST: tuple[ParsedSource, TypeResolver] | None = None  # the latest file's, by identity
+
+
+def _definition_resolver(parsed: ParsedSource) -> TypeResolver:
+    """The resolver of a project header's type definition, read on its own
+    (``header_types``)."""
+    return TypeResolver(parsed.text, parsed.tree, parsed.data)
 
 
 def file_resolver(parsed: ParsedSource) -> TypeResolver:
