@@ -166,7 +166,7 @@ class OutsideTypes:
             return None
         self._made += 1
         [text] = texts
-        parsed = parse("definition.h", text)
+        parsed = parse("definition.cuh", text)  # the CUDA grammar, as for a .cuh header
         if parsed.tree.root_node.has_error:
             return None
         resolver = self._make(parsed)
