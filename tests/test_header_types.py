@@ -133,7 +133,9 @@ def test_a_header_record_is_read_by_its_own_resolver(tmp_path: Path, monkeypatch
     assert extracted.parsed is not None
     resolver = file_resolver(extracted.parsed)
     record = resolver.named_type("Base", extracted.parsed.tree.root_node)
-    assert record is not None and record.home is not None and record.home is not resolver
+    assert record is not None
+    home = record.home_resolver(resolver)
+    assert home is not None and home is not resolver
     asked: list[tuple[object, str]] = []
     for method in ("_class_member", "_may_convert"):
         original = getattr(TypeResolver, method)
@@ -145,4 +147,44 @@ def test_a_header_record_is_read_by_its_own_resolver(tmp_path: Path, monkeypatch
     member = resolver.member(record, "half")
     assert member is not None and member.spelling == "unsigned short"
     resolver._may_convert(record)
-    assert (record.home, "_class_member") in asked and (record.home, "_may_convert") in asked
+    assert (home, "_class_member") in asked and (home, "_may_convert") in asked
+
+
+def test_a_file_typed_from_its_headers_leaves_nothing_for_the_collector(tmp_path: Path) -> None:
+    """A header's record refers to its resolver weakly (``_Ty.home``) and a definition's
+    resolver to the file's ``OutsideTypes`` weakly: no reference cycle is left for the
+    cyclic collector when the file is done."""
+    import gc
+
+    from ptxlint.config import Config, RuleSelector
+    from ptxlint.engine import instantiate
+    from ptxlint.registry import load_rules
+    from ptxlint.rule import RuleContext
+    from ptxlint.run import runner
+
+    (tmp_path / "types.cuh").write_text(
+        "#pragma once\nstruct Base { unsigned short half; };\ntypedef Base Alias;\n")
+    kernel = tmp_path / "k.cu"
+    kernel.write_text('#include "types.cuh"\n__device__ unsigned f(Alias b) {\n  unsigned r;\n'
+                      '  asm("add.u32 %0, %1, %1;" : "=r"(r) : "r"(b.half));\n  return r;\n}\n')
+    classes = list(load_rules().rules)
+    selector = RuleSelector(Config(), [(r.id, r.name) for r in classes])
+    rules = instantiate(classes)
+    headers.forget_headers()
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        outcome = runner.lint_path(str(kernel), rules, RuleContext(), selector, 1 << 24)
+        assert any(f.rule == "PTX004" for f in outcome.findings)
+        del outcome
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = [type(o).__qualname__ for o in gc.garbage
+                if type(o).__module__.startswith("ptxlint")]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if enabled:
+            gc.enable()
+    assert left == []

@@ -5,6 +5,7 @@ conversions, and the small tree-sitter helpers the typer's halves share."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -43,8 +44,15 @@ class _Ty:
     # its type or value), which its members' and bases' types are read under
     bindings: Bindings = field(default=(), compare=False, hash=False)
     # the resolver whose tree holds ``bodies`` (a header's definition is typed by its own:
-    # ``header_types``), which their members are looked up with; None: the file's
-    home: object = field(default=None, compare=False, hash=False, repr=False)
+    # ``header_types``), which their members are looked up with; weakly, as the resolver's
+    # memos hold the type (a cycle would be left to the collector); None: the file's
+    home: Callable[[], object] | None = field(default=None, compare=False, hash=False,
+                                              repr=False)
+
+    def home_resolver(self, asking: object) -> object | None:
+        """The resolver to read this record's bodies with, where it is not ``asking``."""
+        home = self.home() if self.home is not None else None
+        return home if home is not asking else None
 
     def same(self, other: _Ty) -> bool:
         return (self.spelling, self.kind, self.size) == (other.spelling, other.kind, other.size)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from collections.abc import Callable, Container, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -105,6 +106,7 @@ class DeclarationIndex:
         # the types of names the file does not declare, from its project headers
         # (``TypeResolver.use_macros`` sets it)
         self.outside: OutsideTypes | None = None
+        self.itself = weakref.ref(self)  # (``_Ty.home``)
         self._globals: dict[str, list[Entry]] | None = None
         self._scopes: dict[int, dict[str, list[Entry]]] = {}
         self._template_params: dict[int, frozenset[str]] = {}  # type names (_templates)

@@ -216,7 +216,7 @@ class DeclaredTypes(DeclarationIndex):
         if not records:
             return None
         bodies = tuple(b for r in records if (b := r.child_by_field_name("body")) is not None)
-        return _Ty(name, "aggregate", None, bodies=bodies, home=self)
+        return _Ty(name, "aggregate", None, bodies=bodies, home=self.itself)
 
     def _enum_type(self, node: Node, name: str) -> _Ty | None:
         base_node = node.child_by_field_name("base")

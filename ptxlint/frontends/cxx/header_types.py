@@ -17,6 +17,7 @@ each definition's text, typed on its own by the asking file's resolver (``Outsid
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -140,6 +141,7 @@ class OutsideTypes:
         self._types: dict[str, _Ty | None] = {}
         self._asking: list[str] = []
         self._made = 0
+        self._resolvers: list[Resolver] = []  # kept while the file is: a record's home
 
     def type_of(self, name: str) -> _Ty | None:
         """The type ``name`` names in the headers, where exactly one text defines it there."""
@@ -170,7 +172,8 @@ class OutsideTypes:
         if parsed.tree.root_node.has_error:
             return None
         resolver = self._make(parsed)
-        resolver.outside = self
+        resolver.outside = weakref.proxy(self)  # no cycle with the resolvers kept here
+        self._resolvers.append(resolver)
         return resolver.named_type(name, parsed.tree.root_node)
 
 

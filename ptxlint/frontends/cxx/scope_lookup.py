@@ -658,8 +658,9 @@ class ScopeLookup(DeclaredTypes):
         base, one not declared in this file, ``ns::Base``, a pack), or a name the class's
         body declares in a way its member table leaves out (an enumerator, a member
         template, a using-declaration), which hides the bases'."""
-        if record.home is not None and record.home is not self:
-            return record.home._class_member(record, name, depth)  # type: ignore[attr-defined]
+        home = record.home_resolver(self)
+        if home is not None:
+            return home._class_member(record, name, depth)  # type: ignore[attr-defined]
         if depth > MAX_DEPTH:
             return [], True
         found: list[_Ty | None] = []

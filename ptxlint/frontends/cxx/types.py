@@ -801,8 +801,9 @@ class TypeResolver(ScopeLookup):
         function is inherited). Each base is followed as member lookup follows it, under the
         instance's template arguments; one that cannot be (dependent, declared elsewhere,
         ``ns::Base``, a pack) may convert."""
-        if record.home is not None and record.home is not self:
-            return record.home._may_convert(record, depth)  # type: ignore[attr-defined]
+        home = record.home_resolver(self)
+        if home is not None:
+            return home._may_convert(record, depth)  # type: ignore[attr-defined]
         key = (tuple(body.id for body in record.bodies), record.bindings)
         cached = self._convertible.get(key)
         if cached is None:
