@@ -16,7 +16,6 @@ body is the block the tree has at its ``{``. The listing holds only the tree's."
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -25,11 +24,16 @@ import tree_sitter
 from ptxlint.analysis.flow_syntax import callee_name
 from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovery_of
+from ptxlint.lazy_regex import on_first_use
 
 if TYPE_CHECKING:
     from ptxlint.analysis.function_flow import FunctionFlow
 
 Node = tree_sitter.Node
+# a byte of a word (a name spelled next to one is part of a longer name); found by ``find``,
+# not a pattern's search of every position: a ``\b(?:name)\b`` search of CCCL's generated
+# tcgen05 wrappers cost more than building every flow of the file
+_WORD_BYTE = on_first_use(rb"\w")
 # a node of these kinds above a definition makes it part of another function
 _INSIDE = frozenset({"compound_statement", "function_definition"})
 
@@ -114,17 +118,25 @@ class FunctionIndex:
         return known
 
     def _calls_of_names(self, names: set[str]) -> list[FunctionFlow]:
-        spelled = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names))
-                             + rb")\b")
+        data, word_byte = self.parsed.data, _WORD_BYTE().match
+        places: list[tuple[int, int]] = []  # each whole-word spelling of a name
+        for name in names:
+            word = name.encode()
+            at = data.find(word)
+            while at >= 0:
+                end = at + len(word)
+                if not (at and word_byte(data, at - 1)) and not word_byte(data, end):
+                    places.append((at, end))
+                at = data.find(word, end)
+        places.sort()
         found: dict[int, FunctionFlow] = {}
         caller: FunctionFlow | None = None
-        for match in spelled.finditer(self.parsed.data):
-            at = match.start()
+        for at, end in places:
             if caller is None or not caller.start <= at < caller.end:
                 caller = self._in_tree(at)  # one climb per function, not per place
             if caller is None or caller.start in found:
                 continue
-            call = self._call_at(caller, at, match.end() - at)
+            call = self._call_at(caller, at, end - at)
             if call is not None and callee_name(self.parsed, call) in names:
                 found[caller.start] = caller
         return [found[start] for start in sorted(found)]
