@@ -188,3 +188,21 @@ def test_a_file_typed_from_its_headers_leaves_nothing_for_the_collector(tmp_path
         if enabled:
             gc.enable()
     assert left == []
+
+
+def test_a_header_asked_of_many_names_keeps_its_words(tmp_path: Path) -> None:
+    """Past ``WORDS_AFTER`` names, a header answers from the set of its words instead of a
+    search of its bytes per name, with the same answers."""
+    names = [f"missing{k}" for k in range(header_types.WORDS_AFTER + 2)]
+    parameters = ", ".join(f"{name} p{k}" for k, name in enumerate(names))
+    operands = ", ".join(f'"r"(p{k})' for k in range(len(names)))
+    header = "typedef unsigned short last_t;\n"
+    headers.forget_headers()
+    (tmp_path / "types.cuh").write_text(header)
+    text = ('#include "types.cuh"\n'
+            f"__device__ void f({parameters}, last_t v) {{\n"
+            f'  asm volatile("" :: {operands});\n'
+            '  asm volatile("" :: "r"(v));\n}\n')
+    found = lint_text(text, str(tmp_path / "k.cu"), select=("PTX004",))
+    assert [f.message.split(":")[0] for f in found] == ["operand 0 (v)"]
+    assert str((tmp_path / "types.cuh").resolve()) in header_types._WORDS

@@ -27,6 +27,7 @@ from ptxlint.frontends.cxx.c_types import _Ty, declarator_name
 from ptxlint.frontends.cxx.defines import MAX_HEADER_BYTES, read_header_bytes
 from ptxlint.frontends.cxx.headers import also_forget
 from ptxlint.frontends.syntax_tree import ParsedSource, parse
+from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["OutsideTypes"]
 
@@ -51,6 +52,12 @@ _RECORDS = frozenset({"struct_specifier", "class_specifier", "union_specifier",
                       "enum_specifier"})
 
 _MAY_DEFINE: dict[tuple[str, str], bool] = {}  # (a header's real path, a name) -> may it
+_ASKED: dict[str, int] = {}  # a header's real path -> the names searched for in its bytes
+_WORDS: dict[str, frozenset[bytes]] = {}  # -> its words, once asked of WORDS_AFTER names
+# A header's words are read once this many names were searched for in it (a search costs
+# about an eighth of reading its words)
+WORDS_AFTER = 8
+_WORD = on_first_use(rb"\w+")
 _DEFINED: dict[str, dict[str, tuple[str, ...]]] = {}  # -> name -> definitions' texts
 
 
@@ -65,14 +72,23 @@ class Resolver(Protocol):
 def _may_define(real: str, name: str) -> bool:
     """The header spells ``name`` where a definition may (``_DEFINING``). Asked per name, by
     a search of the header's bytes for it first: an index of every name each header may
-    define cost CUTLASS ``include/``'s default run 5% of its CPU, for five names asked."""
+    define cost CUTLASS ``include/``'s default run 5% of its CPU, for five names asked. A
+    header asked of :data:`WORDS_AFTER` names keeps the set of its words instead, so that a
+    file naming many types not its own reads each header a bounded number of times."""
     key = (real, name)
     known = _MAY_DEFINE.get(key)
     if known is None:
-        data = read_header_bytes(real, None, MAX_HEADER_BYTES) or b""
         word = name.encode()
-        known = word in data and re.search(
-            _DEFINING.replace(b"{name}", re.escape(word)), data) is not None
+        words = _WORDS.get(real)
+        if words is not None and word not in words:
+            known = False
+        else:
+            data = read_header_bytes(real, None, MAX_HEADER_BYTES) or b""
+            asked = _ASKED[real] = _ASKED.get(real, 0) + 1
+            if words is None and asked >= WORDS_AFTER:
+                _WORDS[real] = frozenset(_WORD().findall(data))
+            known = word in data and re.search(
+                _DEFINING.replace(b"{name}", re.escape(word)), data) is not None
         _MAY_DEFINE[key] = known
     return known
 
@@ -179,8 +195,8 @@ class OutsideTypes:
 
 def forget() -> None:
     """Read the headers again from now on."""
-    _MAY_DEFINE.clear()
-    _DEFINED.clear()
+    for memo in (_MAY_DEFINE, _ASKED, _WORDS, _DEFINED):
+        memo.clear()
 
 
 also_forget(forget)  # each run reads its headers afresh
