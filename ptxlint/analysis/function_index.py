@@ -16,7 +16,7 @@ body is the block the tree has at its ``{``. The listing holds only the tree's."
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import tree_sitter
@@ -30,9 +30,7 @@ if TYPE_CHECKING:
     from ptxlint.analysis.function_flow import FunctionFlow
 
 Node = tree_sitter.Node
-# a byte of a word (a name spelled next to one is part of a longer name); found by ``find``,
-# not a pattern's search of every position: a ``\b(?:name)\b`` search of CCCL's generated
-# tcgen05 wrappers cost more than building every flow of the file
+# a byte of a word: a name spelled next to one is part of a longer name (``_spellings``)
 _WORD_BYTE = on_first_use(rb"\w")
 # a node of these kinds above a definition makes it part of another function
 _INSIDE = frozenset({"compound_statement", "function_definition"})
@@ -91,18 +89,14 @@ class FunctionIndex:
         functions nor a caller's body need be read (on flashinfer, reading each caller's body
         for its calls was half of PTX601's cost). None at all where another definition has
         the name: which one a call reaches is not known."""
-        data, word, name = self.parsed.data, helper.name.encode(), helper.name
         found: list[tuple[FunctionFlow, int, int]] = []
-        at = data.find(word)
-        while at >= 0:
-            caller = self.around(at)
-            if caller is not None and caller is not helper:
-                if caller.name == name:
-                    return []
-                call = self._call_at(caller, at, len(word))
-                if call is not None and callee_name(self.parsed, call) == name:
-                    found.append((caller, call.start_byte, call.end_byte))
-            at = data.find(word, at + len(word))
+        for caller, call in self._spellings(helper.name, self.around):
+            if caller is helper:
+                continue
+            if caller.name == helper.name:
+                return []
+            if call is not None:
+                found.append((caller, call.start_byte, call.end_byte))
         return found
 
     def calling(self, names: set[str]) -> list[FunctionFlow]:
@@ -114,32 +108,31 @@ class FunctionIndex:
         key = frozenset(names)
         known = self._calling.get(key)
         if known is None:
-            known = self._calling[key] = self._calls_of_names(names) if names else []
+            found = {caller.start: caller for name in names
+                     for caller, call in self._spellings(name, self._in_tree) if call is not None}
+            known = self._calling[key] = [found[start] for start in sorted(found)]
         return known
 
-    def _calls_of_names(self, names: set[str]) -> list[FunctionFlow]:
-        data, word_byte = self.parsed.data, _WORD_BYTE().match
-        places: list[tuple[int, int]] = []  # each whole-word spelling of a name
-        for name in names:
-            word = name.encode()
-            at = data.find(word)
-            while at >= 0:
-                end = at + len(word)
-                if not (at and word_byte(data, at - 1)) and not word_byte(data, end):
-                    places.append((at, end))
-                at = data.find(word, end)
-        places.sort()
-        found: dict[int, FunctionFlow] = {}
+    def _spellings(self, name: str, climb: Callable[[int], FunctionFlow | None]
+                   ) -> Iterator[tuple[FunctionFlow, Node | None]]:
+        """Each place in a function (``climb``: the one around a byte) that spells ``name`` as
+        a whole word, with the call whose callee it is there (None where it is none): found
+        by ``find``, one climb per function, where a search of every position for
+        ``\\b(?:name)\\b`` cost more on CCCL's generated tcgen05 wrappers than building every
+        flow of the file."""
+        data, word, word_byte = self.parsed.data, name.encode(), _WORD_BYTE().match
         caller: FunctionFlow | None = None
-        for at, end in places:
-            if caller is None or not caller.start <= at < caller.end:
-                caller = self._in_tree(at)  # one climb per function, not per place
-            if caller is None or caller.start in found:
-                continue
-            call = self._call_at(caller, at, end - at)
-            if call is not None and callee_name(self.parsed, call) in names:
-                found[caller.start] = caller
-        return [found[start] for start in sorted(found)]
+        at = data.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if not (at and word_byte(data, at - 1)) and not word_byte(data, end):
+                if caller is None or not caller.start <= at < caller.end:
+                    caller = climb(at)
+                if caller is not None:
+                    call = self._call_at(caller, at, end - at)
+                    yield caller, (call if call is not None and
+                                   callee_name(self.parsed, call) == name else None)
+            at = data.find(word, end)
 
     def _call_at(self, caller: FunctionFlow, at: int, size: int) -> Node | None:
         """The call whose callee is spelled at ``[at, at + size)`` in ``caller``'s body."""
