@@ -796,8 +796,15 @@ def lightest(opcode: str, modifiers: tuple[str, ...]) -> tuple[Form, Need] | Non
     matches = _exact(opcode, modifiers)
     if not matches:
         return None
-    best = min(matches, key=lambda m: (m.need.sm, m.need.suffix != "", len(m.need.only) == 0))
+    best = min(matches, key=_weakness)
     return best.form, best.need
+
+
+def _weakness(match: _Match) -> tuple[int, bool, bool]:
+    """How much a match's need asks, least first: its sm_ number, then whether it needs a
+    suffix, then whether it is open to every later target (one limited to listed targets
+    sorts first), as ``lightest`` has always ranked the forms of a spelling."""
+    return match.need.sm, match.need.suffix != "", len(match.need.only) == 0
 
 
 def arity_need(opcode: str, modifiers: tuple[str, ...], count: int) -> Need | None:
@@ -810,8 +817,7 @@ def arity_need(opcode: str, modifiers: tuple[str, ...], count: int) -> Need | No
                if m.form.required_operands <= count <= len(m.form.operands)]
     if not fitting:
         return None
-    return min(fitting, key=lambda m: (m.need.ptx, m.need.sm, m.need.suffix != "",
-                                       len(m.need.only) == 0)).need
+    return min(fitting, key=lambda m: (m.need.ptx, *_weakness(m))).need
 
 
 def modifier_need(opcode: str, modifiers: tuple[str, ...]) -> Need | None:
