@@ -22,6 +22,8 @@ BAD = 'asm volatile("mul.lo.u23 %0, %0, 3;" : "+r"(*p));'
 
 LATENT = {
     "dead-branch": f"#if 0\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
+    # C++ reads `false` as 0 in #if, whatever the build defines
+    "dead-branch-false": f"#if defined(X) && false\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
     "template": f"template <int N> __device__ void t(int *p) {{ {BAD} }}\n",
     "static-helper": f"static __device__ void h(int *p) {{ {BAD} }}\n",
     "inline-helper": f"__forceinline__ __device__ void h(int *p) {{ {BAD} }}\n",
@@ -42,6 +44,7 @@ LIVE = {
         "__global__ void k(int *p) { h(p); }\n"
     ),
     "live-else-of-dead-if": f"#if 0\n#else\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
+    "live-if-true": f"#if defined(X) || true\n__global__ void k(int *p) {{ {BAD} }}\n#endif\n",
     "invoked-macro": f"#define MUL3(p) {BAD[:-1]}\n__global__ void k(int *p) {{ MUL3(p); }}\n",
     # `OP_ ## x` may spell the macro's name: an invocation no whole-word search sees
     "pasted-macro": (
@@ -59,7 +62,7 @@ def _ptx204(text: str, path: str = "k.cu") -> list[str]:
 def test_defect_in_code_no_build_compiles_is_marked_latent_with_its_reason(case: str) -> None:
     [reason] = _ptx204(LATENT[case])
     assert reason, case
-    word = {"dead-branch": "dead #if", "template": "instantiates",
+    word = {"dead-branch": "dead #if", "dead-branch-false": "dead #if", "template": "instantiates",
             "class-template-member": "instantiates", "uninvoked-macro": "invokes"}.get(
         case, "calls")
     assert word in reason
@@ -166,6 +169,7 @@ def test_nvcc_builds_the_latent_defect_and_rejects_it_once_used(case: str) -> No
     assert _compiles(LATENT[case]), case
     used = {
         "dead-branch": LIVE["kernel"],
+        "dead-branch-false": LIVE["kernel"],
         "template": LIVE["instantiated-template"],
         "static-helper": LIVE["called-helper"],
         "inline-helper": LATENT["inline-helper"] + "__global__ void k(int *p) { h(p); }\n",

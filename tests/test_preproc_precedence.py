@@ -66,3 +66,14 @@ def test_nesting_is_bounded_exactly_at_max_depth() -> None:
     assert integer_value("!" * MAX_DEPTH + "1") is None
     assert integer_value("(" * (MAX_DEPTH - 1) + "1" + ")" * (MAX_DEPTH - 1)) == 1
     assert integer_value("(" * MAX_DEPTH + "1" + ")" * MAX_DEPTH) is None
+
+
+def test_true_and_false_are_one_and_zero_as_in_cpp() -> None:
+    # [cpp.cond]: true and false are the keywords' values, never names replaced by 0
+    assert evaluate("true", {}) is True
+    assert evaluate("false", {}) is False
+    assert evaluate("defined(X) && false", {}) is False
+    assert evaluate("UNKNOWN || true", {}) is True
+    assert integer_value("true + true") == 2
+    assert evaluate("truer", {}) is None  # a name that only begins with one
+

@@ -180,6 +180,8 @@ class _Parser:
         if tok in self.defines:
             value = self.defines[tok]
             return 0 if value is None else _wrap(value)
+        if tok in _BOOLEANS and not self.macros.get(tok):
+            return _BOOLEANS[tok]
         macro = self._macro(tok)
         if macro is None or not macro.body.strip():
             return 0 if macro is None and self._documentation_only(tok) else None
@@ -215,6 +217,10 @@ class _Parser:
                 live = candidate  # a later definition replaces an earlier one
         return live
 
+
+# C++ evaluates ``true`` and ``false`` in ``#if`` as 1 and 0 ([cpp.cond]), as C23 does; to
+# older C both are identifiers no macro defines (0), unless <stdbool.h> makes them 1 and 0
+_BOOLEANS: Mapping[str, int] = {"true": 1, "false": 0}
 
 # binary operator -> its level in ``_Parser._LEVELS`` (higher binds tighter)
 _PRECEDENCE: dict[str, int] = {
