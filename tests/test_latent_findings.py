@@ -30,6 +30,11 @@ LATENT = {
     "class-template-member": (
         f"template <class T> struct S {{ __device__ void f(int *p) {{ {BAD} }} }};\n"
     ),
+    # an explicit specialization is no template: its member is a helper, latent while uncalled
+    "specialization-member": (
+        "template <class T> struct S {};\n"
+        f"template <> struct S<int> {{ __device__ void f(int *p) {{ {BAD} }} }};\n"
+    ),
     # a translation unit's macro that nothing invokes: no other file sees it
     "uninvoked-macro": f"#define MUL3(p) {BAD[:-1]}\n__global__ void k(int *p) {{ }}\n",
 }
@@ -138,9 +143,21 @@ def test_nvccs_front_end_reads_an_uncalled_helper_but_not_an_uninstantiated_temp
     assert live.latent == "" and "instantiates" in latent.latent
 
 
+# a member of an explicit specialization, which nothing uses: no template, so nvcc reads it
+SPECIALIZED_CONTRACT = ("template <class T> struct V {};\n"
+                        f"template <> struct V<double> {{ __device__ void f(double *p) "
+                        f"{{ {CONTRACT} }} }};\n")
+
+
+def test_a_member_of_an_explicit_specialization_is_read_as_a_helper() -> None:
+    [live] = lint_text(SPECIALIZED_CONTRACT, path="k.cu", select=("PTX004",))
+    assert live.latent == ""
+
+
 @needs_nvcc
 def test_nvcc_rejects_the_helpers_contract_defect_and_not_the_templates() -> None:
     assert not _compiles(f"static __device__ void h(double *p) {{ {CONTRACT} }}\n")
+    assert not _compiles(SPECIALIZED_CONTRACT)
     assert _compiles(f"template <int N> __device__ void t(double *p) {{ {CONTRACT} }}\n")
 
 
@@ -177,6 +194,9 @@ def test_nvcc_builds_the_latent_defect_and_rejects_it_once_used(case: str) -> No
             LATENT["class-template-member"] + "__global__ void k(int *p) { S<int>().f(p); }\n"
         ),
         "uninvoked-macro": LIVE["invoked-macro"],
+        "specialization-member": (
+            LATENT["specialization-member"] + "__global__ void k(int *p) { S<int>().f(p); }\n"
+        ),
     }[case]
     assert not _compiles(used), case
 

@@ -169,6 +169,14 @@ class Emission(NamedTuple):
     macro_words: bool
 
 
+def _declares_parameters(template: tree_sitter.Node) -> bool:
+    """Whether ``template`` has parameters: an explicit specialization (``template <>``) is
+    no template ([temp.expl.spec]): its members are ordinary functions, compiled, and their
+    contract checked by nvcc's front end, whether or not anything uses them."""
+    parameters = template.child_by_field_name("parameters")
+    return parameters is None or parameters.named_child_count > 0
+
+
 def emission(statement: AsmStatement, parsed: object) -> Emission | None:
     """The innermost function definition around ``statement`` (a lambda's body belongs to its
     function) and where it is emitted; None outside one, or where ``parsed`` is not the tree
@@ -186,7 +194,7 @@ def emission(statement: AsmStatement, parsed: object) -> Emission | None:
     template = in_class = anonymous = False
     current = node.parent
     while current is not None:
-        if current.type == "template_declaration":
+        if current.type == "template_declaration" and _declares_parameters(current):
             template = True
         elif current.type == "field_declaration_list":
             in_class = True
