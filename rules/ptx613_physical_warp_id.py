@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import flows_of
+from ptxlint.analysis.function_flow import FileFlows, flows_of
 from ptxlint.analysis.index_uses import IndexUse, index_uses
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
@@ -14,15 +14,17 @@ from ptxlint.rule import Rule, RuleContext
 _MOVES = frozenset({"mov", "cvt"})
 
 
-def _warpid_reads(statement: AsmStatement) -> Iterator[tuple[PtxInstruction, int]]:
-    """The instructions that move ``%warpid`` straight into an output operand, and which."""
+def _special_reads(statement: AsmStatement, register: str
+                   ) -> Iterator[tuple[PtxInstruction, int]]:
+    """The instructions that move special register ``register`` (``warpid``, ``smid``)
+    straight into an output operand, and which."""
     for instruction in statement.ptx.instructions:
         operands = instruction.operands
         if instruction.opcode not in _MOVES or instruction.opaque or len(operands) != 2 \
                 or instruction.predicate is not None:
             continue
         destination, source = operands
-        if source.kind == "special" and special_register(source.text)[0] == "warpid" \
+        if source.kind == "special" and special_register(source.text)[0] == register \
                 and destination.kind == "ref" and destination.ref is not None:
             yield instruction, destination.ref
 
@@ -48,7 +50,10 @@ that copies either (`int w = warpid();`).
 Silent where the value is only logged or passed on: an argument to `printf` or to another
 function, a store to memory or a member (a profiler recording where a warp ran), a getter that
 the file never calls (a library's faithful wrapper, such as `cuda::ptx::get_sreg_warpid`: its
-callers decide). `%laneid` is not flagged (it is the lane's index in its warp), nor `%smid`,
+callers decide). Silent too where the arithmetic that uses it also counts with a value read
+from `%smid` (`smid * 2048 + warpid * 32 + laneid`): that names a slot on the GPU (one
+random-number state per hardware thread), which is what `%warpid` is, not a rank in the block.
+`%laneid` is not flagged (it is the lane's index in its warp), nor `%smid`,
 which persistent kernels read for their own scheduling where its caveats are understood.
 
 ## Why is this bad?
@@ -86,7 +91,7 @@ For a 2-D or 3-D block, divide the linear thread index,
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         if "warpid" not in statement.template.text:
             return
-        reads = list(_warpid_reads(statement))
+        reads = list(_special_reads(statement, "warpid"))
         if not reads or statement.context.macro is not None \
                 or analysis_of(statement).rocm_guarded:
             return
@@ -101,10 +106,27 @@ For a 2-D or 3-D block, divide the linear thread index,
                 continue
             uses = index_uses(flows, flow, statement, output)
             if uses:
+                uses = _not_with_smid(uses, flows, context)
+            if uses:
                 source = instruction.operands[1]
                 yield self.finding(
                     statement, self.template_span(statement, source.start, source.end),
                     _message(flows.parsed.text, flows.parsed.to_char(uses[0].byte), uses))
+
+
+def _not_with_smid(uses: list[IndexUse], flows: FileFlows, context: RuleContext
+                   ) -> list[IndexUse]:
+    """``uses`` but those whose arithmetic also counts with a value read from ``%smid``
+    (``smid * 2048 + warpid * 32 + laneid``): a slot on the GPU, which is what ``%warpid``
+    is, not a rank in the block."""
+    smid = [use.byte for other in context.file_statements
+            if "smid" in other.template.text and other.context.macro is None
+            for _, output in _special_reads(other, "smid")
+            if output < len(other.operands) and other.operands[output].role == "output"
+            for flow in (flows.function_holding(other),) if flow is not None
+            for use in index_uses(flows, flow, other, output)]
+    return [use for use in uses
+            if not any(use.extent[0] <= byte < use.extent[1] for byte in smid)]
 
 
 def _message(text: str, at: int, uses: list[IndexUse]) -> str:

@@ -132,3 +132,25 @@ def test_on_a_gpu_the_slot_is_not_the_warps_rank(tmp_path: Path) -> None:
     assert len(lint_text(_RUN, select=("PTX613",))) == 1
     differ, highest = (int(v) for v in gpu_program(str(tmp_path), _RUN, "-arch=native")().split())
     assert differ > 0 and highest >= 2
+
+
+SMID = 'asm volatile("mov.u32 %0, %%smid;" : "=r"(s));'
+
+
+def test_a_slot_on_the_gpu_made_with_smid_is_what_warpid_is() -> None:
+    # one state per hardware thread (HugeCTR's GlobalThreadId): SM, then slot, then lane
+    assert _kernel("  unsigned s;\n  " + SMID + "\n  out[s * 2048 + w * 32 + threadIdx.x % 32] = 1;"
+                   ) == []
+    assert _kernel("  unsigned s;\n  " + SMID + "\n  out[(s << 6) | w] = 1;") == []
+    # through getters of both
+    getters = ("__device__ unsigned sm() {\n  unsigned s;\n  " + SMID + "\n  return s;\n}\n"
+               "__device__ unsigned slot() {\n  unsigned w;\n  " + READ + "\n  return w;\n}\n")
+    assert _found(getters + "__global__ void k(int* o) { o[sm() * 64 + slot()] = 1; }\n") == []
+
+
+def test_smid_elsewhere_leaves_a_rank_use_flagged() -> None:
+    # %smid read in the function, but the comparison counts with %warpid alone
+    found = _kernel("  unsigned s;\n  " + SMID + "\n  out[s] = 1;\n  if (w < 4) out[1] = 2;")
+    assert len(found) == 1 and "`w < 4`" in found[0]
+    found = _kernel("  unsigned s;\n  " + SMID + "\n  out[s * 4] = w * 32;")
+    assert len(found) == 1 and "`w * 32`" in found[0]

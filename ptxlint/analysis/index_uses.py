@@ -44,10 +44,14 @@ _DEPTH = 2
 
 @dataclass(frozen=True)
 class IndexUse:
-    """A use of the value as a number: the expression that uses it and where it starts."""
+    """A use of the value as a number: the expression that uses it and where it starts, and
+    the bytes of the whole arithmetic around it (``extent``: the outermost expression of
+    counting operators, parentheses and casts that holds it), which says what the value is
+    combined with."""
 
     expression: str
     byte: int
+    extent: tuple[int, int]
 
 
 def index_uses(flows: FileFlows, flow: FunctionFlow, statement: AsmStatement,
@@ -89,16 +93,19 @@ def _value_use(flows: FileFlows, flow: FunctionFlow, node: Node, depth: int,
     if kind == "binary_expression":
         operator = parent.child_by_field_name("operator")
         if operator is not None and operator.type in _COUNTING:
-            found.setdefault(parent.start_byte, IndexUse(text(parent), parent.start_byte))
+            found.setdefault(parent.start_byte, IndexUse(text(parent), parent.start_byte,
+                                                         _arithmetic(parent)))
     elif kind == "subscript_argument_list":
         subscript = parent.parent
         if subscript is not None:
             found.setdefault(subscript.start_byte,
-                             IndexUse(text(subscript), subscript.start_byte))
+                             IndexUse(text(subscript), subscript.start_byte,
+                                      (child.start_byte, child.end_byte)))
     elif kind == "condition_clause" and parent.parent is not None \
             and parent.parent.type == "switch_statement":
         found.setdefault(parent.parent.start_byte,
-                         IndexUse("switch (" + text(child) + ")", parent.parent.start_byte))
+                         IndexUse("switch (" + text(child) + ")", parent.parent.start_byte,
+                                  (child.start_byte, child.end_byte)))
     elif depth >= _DEPTH:
         return
     elif kind == "return_statement":
@@ -116,6 +123,22 @@ def _value_use(flows: FileFlows, flow: FunctionFlow, node: Node, depth: int,
         if declarator is not None and declarator.type == "identifier":
             _variable_uses(flows, flow, text(declarator), parent.end_byte, depth + 1, found,
                            seen)
+
+
+def _arithmetic(node: Node) -> tuple[int, int]:
+    """The bytes of the outermost expression of counting operators (through parentheses and
+    casts) that holds the binary expression ``node``."""
+    outer, up = node, node.parent
+    while up is not None:
+        if up.type in _THROUGH:
+            up = up.parent
+            continue
+        operator = up.child_by_field_name("operator") if up.type == "binary_expression" \
+            else None
+        if operator is None or operator.type not in _COUNTING:
+            break
+        outer, up = up, up.parent
+    return outer.start_byte, outer.end_byte
 
 
 def _outermost(parsed: ParsedSource, node: Node) -> tuple[Node, Node | None]:
