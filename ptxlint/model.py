@@ -665,6 +665,9 @@ class Expansion:
     span: Span  # the invocation in the linted file
     defined_at: str  # "path:line" of the #define
     body: Span | None = None  # the #define, when it is in the linted file
+    # the invocation expands to its asm statements and nothing else that runs (``do { ... }
+    # while (0)``, braces, semicolons around them): its statements are all it does
+    only_asm: bool = False
 
     def __str__(self) -> str:
         return f"in expansion of {self.invocation}"

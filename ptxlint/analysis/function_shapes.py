@@ -248,9 +248,15 @@ def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement])
                 definitions.setdefault(name, []).append(None)
     raw_calls: list[RawCall] = []
     bound_arguments: dict[int, tuple[str, ...]] = {}
+    # a macro's invocation that expands to its asm statements alone is those statements, which
+    # are the function's own steps: no call of a function ptxlint cannot read
+    expanded = {(parsed.to_byte(e.span.start), parsed.to_byte(e.span.end))
+                for s in statements for e in (s.context.expansion,)
+                if e is not None and e.only_asm}
     for node in found.get("call_expression", ()):
         name = callee_name(parsed, node)
-        if name is None or _in_directive_condition(node, block):
+        if name is None or _in_directive_condition(node, block) or (
+                expanded and (node.start_byte, node.end_byte) in expanded):
             continue
         arguments = node.child_by_field_name("arguments")
         texts = tuple(parsed.node_text(a) for a in arguments.named_children

@@ -920,6 +920,8 @@ def _read_expansion(
     # NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, asm(A), asm(B)) inside the body: each branch's own
     inner = FileGuards(done.virtual.text) if "NV_" in done.virtual.text else None
     ordinal = 0
+    first = len(result.statements)
+    read: list[tuple[int, int]] = []  # each statement's extent in the expansion
     for k, tok in enumerate(vtoks):
         if tok.kind != "ident" or tok.text not in KEYWORDS:
             continue
@@ -931,6 +933,7 @@ def _read_expansion(
             raw = StatementReader(virtual_source, vtoks[k:], NoPieces(), in_macro=False).read()
         if raw is None:
             continue
+        read.append((tok.start, raw.end))
         statement_context = context
         if inner is not None:
             nv = inner.at(tok.start, raw.end)[0]
@@ -972,6 +975,22 @@ def _read_expansion(
             use.start,
             host_only,
         )
+    if read and len(result.statements) > first and _only_asm(vtoks, read):
+        alone = dataclasses.replace(expansion, only_asm=True)
+        result.statements[first:] = [
+            dataclasses.replace(s, context=dataclasses.replace(s.context, expansion=alone))
+            if s.context.expansion is expansion else s for s in result.statements[first:]]
+
+
+# What may stand around a macro's asm statements and run nothing (``do { ... } while (0)``)
+_WRAPPING = frozenset(("do", "while", "(", ")", "0", "false", "{", "}", ";"))
+
+
+def _only_asm(vtoks: list[Token], read: list[tuple[int, int]]) -> bool:
+    """The expansion's tokens outside its asm statements (``read``: their extents) only wrap
+    them."""
+    return all(t.text in _WRAPPING for t in vtoks
+               if not any(start <= t.start < end for start, end in read))
 
 
 def _with_ctype(operand: Operand, ctype: CType) -> Operand:
