@@ -893,15 +893,25 @@ def _read_expansion(
     same_file = [d for d in done.used if d.path == source.path]
     bodies = [Span(d.start, d.end) for d in same_file]
     remap = macro_uses.Remap(done.virtual, invocation, bodies)
+    virtual_source = SourceFile(source.path, done.virtual.text)
+    vtoks = list(tokens(done.virtual.text))
+    # the plain reader where it reads a statement (it gives the token path's reading: an
+    # expansion is laid out without comments or directives); its template is mapped back
+    # when first read (``macro_uses.ExpansionMap``)
+    raws = [(tok, raw) for k, tok in enumerate(vtoks)
+            if tok.kind == "ident" and tok.text in KEYWORDS
+            for raw in (read_plain(virtual_source, tok.start, tok.text) or StatementReader(
+                virtual_source, vtoks[k:], NoPieces(), in_macro=False).read(),)
+            if raw is not None]
     expansion = Expansion(
         macro=use.name,
         invocation=macro_uses.invocation_text(source.text, use),
         span=invocation,
         defined_at=f"{_display_path(definition.path, source.path)}:{definition.line}",
         body=Span(definition.start, definition.end) if definition.path == source.path else None,
+        only_asm=bool(raws) and macro_uses.only_asm(
+            vtoks, [(tok.start, raw.end) for tok, raw in raws]),
     )
-    virtual_source = SourceFile(source.path, done.virtual.text)
-    vtoks = list(tokens(done.virtual.text))
     guards = tuple(g for d in done.used for g in d.guards)
     base = context_of(
         host.ancestors, node, None, file_guards, use.start, use.end, host.guard_macros, host.kind
@@ -919,21 +929,7 @@ def _read_expansion(
     )
     # NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, asm(A), asm(B)) inside the body: each branch's own
     inner = FileGuards(done.virtual.text) if "NV_" in done.virtual.text else None
-    ordinal = 0
-    first = len(result.statements)
-    read: list[tuple[int, int]] = []  # each statement's extent in the expansion
-    for k, tok in enumerate(vtoks):
-        if tok.kind != "ident" or tok.text not in KEYWORDS:
-            continue
-        # the plain reader where it reads the statement (it gives the token path's reading:
-        # an expansion is laid out without comments or directives); its template is mapped
-        # back when first read (``macro_uses.ExpansionMap``)
-        raw = read_plain(virtual_source, tok.start, tok.text)
-        if raw is None:
-            raw = StatementReader(virtual_source, vtoks[k:], NoPieces(), in_macro=False).read()
-        if raw is None:
-            continue
-        read.append((tok.start, raw.end))
+    for ordinal, (tok, raw) in enumerate(raws):
         statement_context = context
         if inner is not None:
             nv = inner.at(tok.start, raw.end)[0]
@@ -962,7 +958,6 @@ def _read_expansion(
         )
         # Statements of one expansion keep their order (PTX203 pairs scopes across them).
         span = Span(min(use.start + ordinal, use.end - 1), use.end)
-        ordinal += 1
         _finish(
             result,
             source,
@@ -975,22 +970,6 @@ def _read_expansion(
             use.start,
             host_only,
         )
-    if read and len(result.statements) > first and _only_asm(vtoks, read):
-        alone = dataclasses.replace(expansion, only_asm=True)
-        result.statements[first:] = [
-            dataclasses.replace(s, context=dataclasses.replace(s.context, expansion=alone))
-            if s.context.expansion is expansion else s for s in result.statements[first:]]
-
-
-# What may stand around a macro's asm statements and run nothing (``do { ... } while (0)``)
-_WRAPPING = frozenset(("do", "while", "(", ")", "0", "false", "{", "}", ";"))
-
-
-def _only_asm(vtoks: list[Token], read: list[tuple[int, int]]) -> bool:
-    """The expansion's tokens outside its asm statements (``read``: their extents) only wrap
-    them."""
-    return all(t.text in _WRAPPING for t in vtoks
-               if not any(start <= t.start < end for start, end in read))
 
 
 def _with_ctype(operand: Operand, ctype: CType) -> Operand:

@@ -498,3 +498,15 @@ def keyword_qualifiers(
     said = {_QUALIFIER_MEANING.get(q.name, q.name) for q in written}
     span = Span(at, at + len(keyword))
     return tuple(Qualifier(w, span) for m, w in (common or {}).items() if m not in said)
+
+
+# What may stand around a macro's asm statements and run nothing (``do { ... } while (0)``)
+_WRAPPING = frozenset(("do", "while", "(", ")", "0", "false", "{", "}", ";"))
+
+
+def only_asm(expanded: Sequence[Token], statements: Sequence[tuple[int, int]]) -> bool:
+    """Whether an expansion's tokens (``expanded``) outside its asm statements (their
+    extents) only wrap them: the invocation does nothing else (``Expansion.only_asm``)."""
+    return all(t.text in _WRAPPING for t in expanded
+               if not any(start <= t.start < end for start, end in statements))
+
