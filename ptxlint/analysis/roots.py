@@ -120,6 +120,7 @@ from collections.abc import Callable
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.constraints import REGISTER_LETTERS, VALID_LETTERS, Verdict, operand_verdict
 from ptxlint.file_traits import cuda_file
+from ptxlint.frontends.cxx.dialect import IN_PTX_MODULE
 from ptxlint.model import AsmStatement, CType, Operand, PercentToken, PtxInstruction
 from ptxlint.ptx.instructions import is_opcode, unknown_modifier
 
@@ -302,8 +303,9 @@ def device_template(statement: AsmStatement) -> bool:
     """:func:`clearly_ptx` but for the file's kind: a __device__/__global__ function, a GPU
     DSL's asm call, or a well-formed PTX instruction. A CUDA file's host functions hold x86 or
     Arm asm too, whose directives (``.p2align``, ``.L1:``) are no PTX typos."""
-    if statement.llvm is not None and statement.llvm.api != "llvmlite":
-        return True
+    if statement.llvm is not None and (statement.llvm.api != "llvmlite" or statement.context
+                                       .dialect_reason.startswith(IN_PTX_MODULE)):
+        return True  # (llvmlite's also targets CPUs: PTX where the module's other asm is)
     if {"__device__", "__global__"} & set(statement.context.function_specifiers):
         return True
     return any(_well_formed(i) for i in statement.ptx.instructions)

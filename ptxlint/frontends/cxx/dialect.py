@@ -311,6 +311,7 @@ def classify(
     split_by_directives: bool = False,
     host_only: str = "",
     clobbers: tuple[str, ...] = (),
+    ptx_module: bool = False,
 ) -> Verdict:
     """``host_only``: why the statement is never compiled for the GPU (a host-only function,
     a file that #errors in a CUDA build), or empty. ``constraint_letters``: the operands'
@@ -318,7 +319,9 @@ def classify(
     is the answer wherever they would decide, and the caller asks again with them and with
     the names of its ``clobbers`` (read only with the letters). Nothing of the file is read:
     extract's verdict memo shares verdicts across files, keyed by exactly these arguments
-    (the letters and clobbers only where they were read)."""
+    (the letters and clobbers only where they were read). ``ptx_module``: the statement's
+    other templates in its file are PTX (a Python module's llvmlite calls), which says it is
+    device code as a ``__device__`` function does."""
     if host_only.startswith(NEVER_BUILT):
         return Verdict("host", host_only)
     text = template.replace(HOLE, " ")
@@ -346,7 +349,8 @@ def classify(
     if by_words.host is not None:
         return by_words.host
     ptx_count = by_words.ptx_count
-    device_context = device_context_of(function_specifiers, guards)
+    device_context = device_context_of(function_specifiers, guards) or (
+        IN_PTX_MODULE if ptx_module else "")
     if not device_context and host_only:
         return Verdict("host", host_only)
     if not words and ptx.braces and not text.strip(" \t\r\n{}"):
@@ -365,11 +369,11 @@ def classify(
             return Verdict("unknown", "no ';' ends its instructions, as PTX would")
         if (words and ptx_count >= len(words)
                 and not (by_words.arm or _arm_arrangement(text))):
-            return Verdict("ptx", f"PTX instruction {by_words.first_ptx!r}")
+            return Verdict("ptx", f"{PTX_BY_WORDS}{by_words.first_ptx!r}")
         if not template.strip():
             # `asm volatile("" ::: "memory")`: no assembly to call anything, and nothing to lint
             return Verdict("unknown", "an empty template (a compiler barrier)")
-        return Verdict("unknown", "neither the template nor its context says this is PTX")
+        return Verdict("unknown", NO_EVIDENCE)
     if ptx_count * 2 < len(words) and (by_words.arm or _arm_arrangement(text)):
         return Verdict("host", "ARM assembly syntax in the template")
     if not ptx_count:
@@ -482,6 +486,10 @@ _UNSEEN = Verdict("", "")
 
 _IN_FUNCTION = "in a __device__/__global__ function"
 _UNDER_GUARD = "under a __CUDA_ARCH__ guard"
+IN_PTX_MODULE = "in a module whose other asm templates are PTX"
+# the reasons of a template taken as PTX by its words alone, and of one nothing says is PTX
+PTX_BY_WORDS = "PTX instruction "
+NO_EVIDENCE = "neither the template nor its context says this is PTX"
 
 
 def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> str:
@@ -500,7 +508,8 @@ def device_context_of(specifiers: tuple[str, ...], guards: tuple[str, ...]) -> s
 
 # ``classify``'s verdict for most statements, one object for each device context it names
 # (a frozen dataclass made through ``object.__setattr__`` per field, for each statement)
-_IN_DEVICE_CONTEXT = {c: Verdict("ptx", c) for c in (_IN_FUNCTION, _UNDER_GUARD)}
+_IN_DEVICE_CONTEXT = {c: Verdict("ptx", c) for c in (_IN_FUNCTION, _UNDER_GUARD,
+                                                      IN_PTX_MODULE)}
 
 
 def rocm_guarded(guards: tuple[str, ...]) -> bool:

@@ -111,10 +111,25 @@ def extract_python(
     parse_template: TemplateParser,
     type_lookup: Callable[[ParsedSource], Any] | None = None,
 ) -> ExtractionResult:
-    result = ExtractionResult()
     if not mentions_api(source.text) or not worth_parsing(source.text):
-        return result
+        return ExtractionResult()
     parsed = parse_python(source.text, source.path)
+    result = _extract(source, parsed, parse_template, type_lookup, False)
+    if any(reason == f"unknown: {dialect.NO_EVIDENCE}" for _, reason in result.skipped) and any(
+            s.keyword == "InlineAsm" and s.context.dialect_reason.startswith(
+                dialect.PTX_BY_WORDS)
+            for s in result.statements):
+        # an llvmlite template whose words are not all PTX, in a module whose other ones are
+        # (Numba's CUDA target): read as PTX, so that an opcode typo is PTX204's, not unseen
+        result = _extract(source, parsed, parse_template, type_lookup, True)
+    return result
+
+
+def _extract(source: SourceFile, parsed: ParsedSource, parse_template: TemplateParser,
+             type_lookup: Callable[[ParsedSource], Any] | None, ptx_module: bool
+             ) -> ExtractionResult:
+    """``ptx_module``: the module's llvmlite templates are PTX (``extract_python``)."""
+    result = ExtractionResult()
     values = Values(parsed)
     imports = _imports(parsed)
     llvmlite = any("llvmlite" in origin for origin in imports.values())
@@ -131,7 +146,8 @@ def extract_python(
                 for read in _wrapper_uses(values, call):
                     values.arguments = read.arguments
                     try:
-                        _llvm_branches(source, values, read, parse_template, result, imports)
+                        _llvm_branches(source, values, read, parse_template, result, imports,
+                                       ptx_module)
                     finally:
                         values.arguments = {}
         except RecursionError:
@@ -422,6 +438,7 @@ def _llvm_branches(
     parse_template: TemplateParser,
     result: ExtractionResult,
     imports: dict[str, str],
+    ptx_module: bool = False,
 ) -> None:
     """The call, and where its template or constraints are bound on the branches of an ``if``
     (``if isinstance(v, Int32): asm = "clz.b32 ..."; elif ...: asm = "clz.b64 ..."``), the
@@ -438,7 +455,7 @@ def _llvm_branches(
     AMD helpers): then it is no PTX, as a literal AMD template is not."""
     values.branch_points = []
     before = len(result.statements)
-    _llvm(source, values, call, parse_template, result, imports)
+    _llvm(source, values, call, parse_template, result, imports, ptx_module)
     points = values.branch_points
     if len(result.statements) != before + 1 or not points:
         return
@@ -463,7 +480,7 @@ def _llvm_branches(
         values.branch_points = []
         one = ExtractionResult()
         try:
-            _llvm(source, values, call, parse_template, one, imports)
+            _llvm(source, values, call, parse_template, one, imports, ptx_module)
         finally:
             values.choices = {}
         if not one.statements and any(r.startswith("host:") for _, r in one.skipped):
@@ -537,6 +554,7 @@ def _llvm(
     parse_template: TemplateParser,
     result: ExtractionResult,
     imports: dict[str, str],
+    ptx_module: bool = False,
 ) -> None:
     api = call.api
     span = values.span(call.node)
@@ -576,6 +594,7 @@ def _llvm(
         _foreign_letters(entries),
         function_specifiers=("__device__",) if api.key != "llvmlite" else (),
         guards=(),
+        ptx_module=ptx_module,
     )
     if verdict.dialect != "ptx" or not template.text.strip():
         reason = verdict.reason if template.text.strip() else "empty template"
