@@ -68,7 +68,9 @@ state space expects:
   `mbarrier.*.shared`, the shared side of `cp.async` and `cp.async.bulk*` (and a pointer copied
   into a register with `mov`/`add` first); an array's name (`"l"(tile)`) decays to one;
 * a shared-window offset (`__cvta_generic_to_shared(p)`, CUTLASS's `cast_smem_ptr_to_uint(p)`
-  and similar helpers) used by a `.global` access or a generic one (no state space);
+  and similar helpers; in a Python DSL, a value of type `!llvm.ptr<3>`) used by a `.global`
+  access or a generic one (no state space: `mbarrier.complete_tx.b64 [$0]`). An `!llvm.ptr`
+  of another space than 0 is no generic pointer either;
 * a 32-bit register (`"r"(addr)`, an integer or a value of unknown type) as the address of
   `ldmatrix` or `stmatrix` without a state space, wherever its value comes from: no generic
   address fits in 32 bits, so it is a shared-window offset (a warning; `ld`, `st`, `mbarrier`

@@ -2,8 +2,9 @@
 
 Two answers matter to PTX301: the operand is a *generic pointer* (a C++ pointer: its value is a
 generic address), or it is a *shared-window offset* (the result of ``__cvta_generic_to_shared``
-or a well-known helper around it). Anything else — an integer variable, a cast to an integer, a
-function nobody here knows — is unknown, and unknown means silence.
+or a well-known helper around it; in a Python DSL, a value of type ``!llvm.ptr<3>``). Anything
+else — an integer variable, a cast to an integer, a function nobody here knows — is unknown,
+and unknown means silence.
 
 Only the operand's resolved type (``Operand.ctype``) and the spelling of its expression are used.
 """
@@ -15,7 +16,8 @@ import re
 from ptxlint.constraints import is_array
 from ptxlint.model import Operand
 
-__all__ = ["SHARED_ADDRESS_HELPERS", "is_generic_pointer", "is_shared_offset", "strip_casts"]
+__all__ = ["SHARED_ADDRESS_HELPERS", "is_generic_pointer", "is_shared_offset", "llvm_space",
+           "strip_casts"]
 
 # Functions that turn a generic pointer into a shared-window address (32- or 64-bit integer).
 SHARED_ADDRESS_HELPERS = frozenset(
@@ -81,8 +83,27 @@ def strip_casts(expression: str) -> str:
     return text
 
 
+# NVPTX's LLVM address spaces (llvm/Support/NVPTXAddrSpace.h): a Python DSL's operand of type
+# ``!llvm.ptr<N>`` (``mlir_types``) holds an address of space N, never a generic one (0)
+_LLVM_SPACES = {1: "global", 3: "shared", 4: "const", 5: "local", 7: "shared::cluster"}
+_LLVM_POINTER = re.compile(r"ptr<(\d+)>")
+
+
+def llvm_space(operand: Operand) -> str | None:
+    """The state space of the address an ``!llvm.ptr<N>`` operand holds; None for any other
+    operand, a generic ``ptr`` among them."""
+    ctype = operand.ctype
+    if ctype is None or ctype.kind != "pointer":
+        return None
+    m = _LLVM_POINTER.fullmatch(ctype.spelling)
+    return _LLVM_SPACES.get(int(m.group(1))) if m is not None else None
+
+
 def is_shared_offset(operand: Operand) -> bool:
-    """The operand is a helper's shared-window result, optionally cast and offset by ``+ n``."""
+    """The operand is a helper's shared-window result, optionally cast and offset by ``+ n``,
+    or an ``!llvm.ptr<3>``."""
+    if llvm_space(operand) == "shared":
+        return True
     text = strip_casts(operand.expression)
     m = _HELPER_CALL.match(text)
     if m is None:
@@ -101,7 +122,8 @@ def is_generic_pointer(operand: Operand) -> bool:
         return False
     if operand.ctype is not None:
         # an array's name decays to a pointer to its first element (`"l"(tile)`)
-        return operand.ctype.kind == "pointer" or is_array(operand.ctype)
+        return (operand.ctype.kind == "pointer" and llvm_space(operand) is None) or is_array(
+            operand.ctype)
     text = strip_casts(expression)
     if text != expression.strip() and not text.startswith("&"):
         return False  # an integer cast of something: not a pointer any more
