@@ -51,7 +51,10 @@ def unwaited_reads(
         region of a raw buffer) the same region, or a part of the buffer no region names."""
         there = flow.place(other, other.event.memory)
         if there == place:
-            return True
+            # two stages of one buffer (`&s[0][i]`, `&s[1][i]`) hold different data
+            stages = (flow.stage(copy, copy.event.memory), flow.stage(other, other.event.memory))
+            return not all(s is not None and s.isdigit() for s in stages) or \
+                stages[0] == stages[1]
         if region is None or there is None or place is None or there[0] != place[0]:
             return False
         elsewhere = memory_region(flow, other, other.event.memory)
@@ -129,8 +132,8 @@ prologue with one commit left out, two stages sharing a group). N must be known 
 or a constant passed to a helper's parameter or template argument: `cp_async_wait<1>()`,
 `__pipeline_wait_prior(1)`), and every commit between the copy and the wait counted: none in a
 loop the copy is not in, nor in an `if` arm or loop of a helper, nor a call that may commit;
-and no other copy to the same place, one the wait completes, may be what the read reads. This
-rule is in preview.
+and no other copy to the same place, one the wait completes, may be what the read reads (two
+stages of one buffer, `&s[0][i]` and `&s[1][i]`, are two places). This rule is in preview.
 
 And it flags a read whose only waits come before the copy's `cp.async.commit_group` (`copy;
 wait_group 0; commit_group; read`): such a wait finds the copy in no group and does not wait

@@ -376,6 +376,13 @@ class FunctionFlow:
         offsets = [t for t in trail if pointer_arithmetic(t) or t.startswith(_MEMBER)]
         return name, "|".join("".join(t.split()) for t in offsets)
 
+    def stage(self, step: Step, operand: PtxOperand | None) -> str | None:
+        """The first index (compacted) of the many-dimensional buffer ``operand`` of ``step``
+        points into (``&tile[stage][i]``: a pipeline's stage), or None."""
+        trail: list[str] = []
+        place = self.place(step, operand, trail)
+        return _first_index(trail, place[0]) if place is not None else None
+
     def _name_of(self, step: Step, expression: str, trail: list[str]) -> str | None:
         """The variable of this function an operand expression of ``step`` names: through
         each call down to the statement, a helper's parameter replaced by the argument."""
@@ -498,8 +505,7 @@ class FunctionFlow:
         if place is None:
             return []
         variable, offset = place
-        stage = next((subs[0] for t in trail if len(subs := subscripts(t, variable)) > 1),
-                     None)
+        stage = _first_index(trail, variable)
         word = len(variable.encode())
 
         def reachable(at: int) -> bool:
@@ -512,7 +518,7 @@ class FunctionFlow:
                 return True
             node = self.node.descendant_for_byte_range(at, at + word)
             subs = subscripts_at(node, self.text) if node is not None else ()
-            return len(subs) < 2 or compact(subs[0]) == compact(stage)
+            return len(subs) < 2 or compact(subs[0]) == stage
 
         found: list[tuple[int, Step | None]] = [
             (byte, None) for byte, how, element in self.uses_of(variable)
@@ -925,6 +931,13 @@ class FileFlows:
 
 # One file's flows at a time, by its tree's identity (a file's statements are linted in turn)
 _LAST: list[tuple[ParsedSource, FileFlows]] = []
+
+
+def _first_index(trail: list[str], variable: str) -> str | None:
+    """The first of two or more subscripts of ``variable`` an address's expressions (``trail``)
+    spell, compacted."""
+    return next((compact(subs[0]) for t in trail if len(subs := subscripts(t, variable)) > 1),
+                None)
 
 
 def flows_of(context: object, path: str | None = None) -> FileFlows | None:
