@@ -106,8 +106,9 @@ class CpAsyncReadBeforeWait(Rule):
 ## What it does
 Flags the first read of a shared-memory buffer that a `cp.async` of the same function fills,
 when no `cp.async.wait_group`, `cp.async.wait_all` or mbarrier wait lies between the copy and
-the read. The read is a C++ read of the same variable (`tile[i]`, `*tile`) or an
-`ld.shared`/`ldmatrix` asm on it; the buffer is the variable behind the copy's destination
+the read. The read is a C++ read of the same variable (`tile[i]`, `*tile`), the variable
+passed to a toolkit function that reads what it points to (`wmma::load_matrix_sync(a, tile,
+16)`, `memcpy(dst, tile, n)`), or an `ld.shared`/`ldmatrix` asm on it; the buffer is the variable behind the copy's destination
 operand (through `__cvta_generic_to_shared`, casts and locals defined once, and through
 same-file or included-project helpers, up to three calls deep). Where one raw buffer is carved
 into regions (`float* s_x = reinterpret_cast<float*>(smem_raw + 4096)`, and the copy's address

@@ -477,6 +477,28 @@ def _unqualified_parts(spelled: str) -> list[str]:
     return [part.strip() for part in "".join(kept).split("::")]
 
 
+# what a pointer passes through to an argument unchanged in what it points to
+_TO_ARGUMENT = frozenset({"pointer_expression", "subscript_expression", "subscript_argument_list",
+                          "parenthesized_expression", "cast_expression", "binary_expression"})
+
+
+def argument_of(identifier: Node) -> tuple[Node, int] | None:
+    """The call ``identifier`` is an argument of, through ``&``, subscripts, pointer
+    arithmetic, parentheses and casts (``f(x, &tile[i] + 4)``), and the argument's index."""
+    node, up = identifier, identifier.parent
+    while up is not None and up.type in _TO_ARGUMENT:
+        operator = up.child_by_field_name("operator")
+        if up.type == "subscript_argument_list" or up.type == "binary_expression" and (
+                operator is None or operator.type not in ("+", "-")):
+            return None  # an index, or arithmetic that is no pointer's
+        node, up = up, up.parent
+    if up is None or up.type != "argument_list" or up.parent is None \
+            or up.parent.type != "call_expression":
+        return None
+    arguments = [a for a in up.named_children if a.type != "comment"]
+    return up.parent, next(i for i, a in enumerate(arguments) if a.id == node.id)
+
+
 def callee_name(parsed: ParsedSource, call: Node) -> str | None:
     function = call.child_by_field_name("function")
     while function is not None:

@@ -62,6 +62,7 @@ from ptxlint.analysis.function_index import FunctionIndex
 from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex, names_matcher, shapes_of
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
+from ptxlint.analysis.toolkit_calls import toolkit_read
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovered_kernel
 from ptxlint.frontends.split_conditionals import pairs_up
@@ -520,9 +521,16 @@ class FunctionFlow:
             subs = subscripts_at(node, self.text) if node is not None else ()
             return len(subs) < 2 or compact(subs[0]) == stage
 
+        def read(byte: int, how: str, element: bool) -> bool:
+            if element and how in ("read", "readwrite"):
+                return True  # else passed to a toolkit function that reads it (`wmma::` load)
+            node = self.node.descendant_for_byte_range(byte, byte + word)
+            return how in ("argument", "address", "read") and node is not None and \
+                toolkit_read(self.parsed, node)
+
         found: list[tuple[int, Step | None]] = [
             (byte, None) for byte, how, element in self.uses_of(variable)
-            if element and not offset and byte > step.start and how in ("read", "readwrite")
+            if not offset and byte > step.start and read(byte, how, element)
             and reachable(byte) and same_stage(byte)]
         region = memory_region(self, step, operand)  # of a raw buffer: reads through aliases
         found.extend((s.start, s) for s in self.steps

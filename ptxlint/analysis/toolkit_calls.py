@@ -20,7 +20,9 @@ them. These are the ones known to take none of the steps of :mod:`ptxlint.ptx.pr
   "griddepcontrol"; neither is a step of this grid's protocols), the device heap and memory
   operations of the CUDA C++ Programming Guide's "Dynamic Global Memory Allocation and
   Operations" (``malloc``, ``free``, ``memcpy``, ``memset``: ordinary loads and stores, no
-  asynchronous copy, barrier, fence or wgmma), consulted only for a name
+  asynchronous copy, barrier, fence or wgmma), the warp matrix functions
+  (``wmma::load_matrix_sync``, ``mma_sync``...: synchronous loads, stores and mma of
+  fragments), consulted only for a name
   the project does not define (a project function of the same name is read instead). A
   group's ``sync()`` is a barrier (``bar.sync``), no step, except on a cluster group, whose
   ``sync()`` is ``barrier.cluster.arrive`` (a release at cluster scope): it is harmless only
@@ -30,13 +32,20 @@ Not among them, because they do take steps: ``cuda::pipeline`` (``producer_commi
 ``consumer_wait``), ``cuda::memcpy_async``, ``__pipeline_commit``/``__pipeline_wait_prior``
 (whose steps :mod:`.library_helpers` states), cooperative groups' ``wait``/``wait_prior``
 (``cp.async`` commits and waits), ``cuda::barrier`` and ``cuda::ptx`` wrappers.
+
+:func:`toolkit_read` says where such a call reads the memory a pointer argument points to
+(:data:`MEMORY_READERS`): a read of a ``cp.async``'s destination, as ``tile[i]`` is.
 """
 
 from __future__ import annotations
 
+import tree_sitter
+
+from ptxlint.analysis.flow_syntax import argument_of, callee_name
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 
-__all__ = ["HARMLESS_CALLS", "toolkit_harmless"]
+__all__ = ["HARMLESS_CALLS", "MEMORY_READERS", "toolkit_harmless", "toolkit_read"]
 
 HARMLESS_CALLS = frozenset(
     "__syncthreads __syncwarp __threadfence __threadfence_block __cvta_generic_to_shared "
@@ -76,8 +85,11 @@ _LAUNCH_CONTROLS = frozenset(
 
 
 # the device heap and its memory operations (CUDA C++ Programming Guide, "Dynamic Global
-# Memory Allocation and Operations")
-_MEMORY_OPERATIONS = frozenset(("malloc", "free", "memcpy", "memset"))
+# Memory Allocation and Operations"), and the warp matrix functions ("Warp Matrix Functions":
+# loads, stores and mma of fragments, wmma.load/store/mma, which are no asynchronous steps)
+_MEMORY_OPERATIONS = frozenset(("malloc", "free", "memcpy", "memset", "memcmp",
+                                "load_matrix_sync", "store_matrix_sync", "mma_sync",
+                                "fill_fragment"))
 
 
 def toolkit_harmless(name: str, release_asked: bool) -> bool:
@@ -90,3 +102,21 @@ def toolkit_harmless(name: str, release_asked: bool) -> bool:
     if name == "sync":
         return not release_asked
     return any(pattern().fullmatch(name) for pattern in (_INTRINSIC, _MATH, _MAKERS))
+
+
+# Toolkit functions that read the memory a pointer argument points to, by the argument's index:
+# a read of a cp.async's destination as much as ``tile[i]`` is (CUDA C++ Programming Guide,
+# "Warp Matrix Functions": ``load_matrix_sync(a, mptr, ldm)`` loads the fragment from
+# ``mptr``; the C library's ``memcpy(dst, src, n)`` reads ``src``)
+MEMORY_READERS = {"load_matrix_sync": 1, "memcpy": 1, "memcmp": 0}
+
+
+def toolkit_read(parsed: ParsedSource, identifier: tree_sitter.Node) -> bool:
+    """``identifier`` (a pointer or an array, or an element's address) is passed where a
+    function of :data:`MEMORY_READERS` reads what it points to."""
+    found = argument_of(identifier)
+    if found is None:
+        return False
+    call, index = found
+    return MEMORY_READERS.get(callee_name(parsed, call) or "") == index
+
