@@ -108,9 +108,10 @@ Flags the first read of a shared-memory buffer that a `cp.async` of the same fun
 when no `cp.async.wait_group`, `cp.async.wait_all` or mbarrier wait lies between the copy and
 the read. The read is a C++ read of the same variable (`tile[i]`, `*tile`), the variable
 passed to a toolkit function that reads what it points to (`wmma::load_matrix_sync(a, tile,
-16)`, `memcpy(dst, tile, n)`), or an `ld.shared`/`ldmatrix` asm on it; the buffer is the variable behind the copy's destination
-operand (through `__cvta_generic_to_shared`, casts and locals defined once, and through
-same-file or included-project helpers, up to three calls deep). Where one raw buffer is carved
+16)`, `memcpy(dst, tile, n)`), or an `ld.shared`/`ldmatrix` asm on it; the buffer is the
+variable behind the copy's destination operand (through `__cvta_generic_to_shared`, casts and
+locals defined once, and through same-file or included-project helpers, up to three calls
+deep). Where one raw buffer is carved
 into regions (`float* s_x = reinterpret_cast<float*>(smem_raw + 4096)`, and the copy's address
 `smem + 4096 + i`), a read of the region the copy fills counts too, through a pointer to it or
 an `ld.shared` at another index: both must be the buffer plus the same compile-time constant

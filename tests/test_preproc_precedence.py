@@ -76,4 +76,3 @@ def test_true_and_false_are_one_and_zero_as_in_cpp() -> None:
     assert evaluate("UNKNOWN || true", {}) is True
     assert integer_value("true + true") == 2
     assert evaluate("truer", {}) is None  # a name that only begins with one
-

@@ -119,4 +119,3 @@ def toolkit_read(parsed: ParsedSource, identifier: tree_sitter.Node) -> bool:
         return False
     call, index = found
     return MEMORY_READERS.get(callee_name(parsed, call) or "") == index
-

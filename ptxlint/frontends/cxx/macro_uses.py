@@ -509,4 +509,3 @@ def only_asm(expanded: Sequence[Token], statements: Sequence[tuple[int, int]]) -
     extents) only wrap them: the invocation does nothing else (``Expansion.only_asm``)."""
     return all(t.text in _WRAPPING for t in expanded
                if not any(start <= t.start < end for start, end in statements))
-
