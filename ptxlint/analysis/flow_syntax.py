@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import tree_sitter
 
+from ptxlint.analysis.address_masks import CASTS
 from ptxlint.frontends.syntax_tree import (
     ParsedSource,
     expression_text,
@@ -477,26 +478,26 @@ def _unqualified_parts(spelled: str) -> list[str]:
     return [part.strip() for part in "".join(kept).split("::")]
 
 
-# what a pointer passes through to an argument unchanged in what it points to
-_TO_ARGUMENT = frozenset({"pointer_expression", "subscript_expression", "subscript_argument_list",
-                          "parenthesized_expression", "cast_expression", "binary_expression"})
+# how far above a name the argument that holds it may start (``&tile[i] + 4``: four levels)
+_ARGUMENT_DEPTH = 8
 
 
-def argument_of(identifier: Node) -> tuple[Node, int] | None:
-    """The call ``identifier`` is an argument of, through ``&``, subscripts, pointer
-    arithmetic, parentheses and casts (``f(x, &tile[i] + 4)``), and the argument's index."""
-    node, up = identifier, identifier.parent
-    while up is not None and up.type in _TO_ARGUMENT:
-        operator = up.child_by_field_name("operator")
-        if up.type == "subscript_argument_list" or up.type == "binary_expression" and (
-                operator is None or operator.type not in ("+", "-")):
-            return None  # an index, or arithmetic that is no pointer's
-        node, up = up, up.parent
-    if up is None or up.type != "argument_list" or up.parent is None \
-            or up.parent.type != "call_expression":
-        return None
-    arguments = [a for a in up.named_children if a.type != "comment"]
-    return up.parent, next(i for i, a in enumerate(arguments) if a.id == node.id)
+def argument_of(parsed: ParsedSource, node: Node) -> tuple[Node, int, Node] | None:
+    """The call whose argument holds ``node`` (a cast's, ``static_cast<T*>(p)``, is climbed
+    through), the argument's index and the argument; ``None`` where no argument of a call
+    within :data:`_ARGUMENT_DEPTH` levels holds it. What the argument makes of the node is
+    the caller's to read (``value_syntax.offsets_itself``)."""
+    child, up = node, node.parent
+    for _ in range(_ARGUMENT_DEPTH):
+        if up is None:
+            return None
+        call = up.parent
+        if up.type == "argument_list" and call is not None and call.type == "call_expression" \
+                and callee_name(parsed, call) not in CASTS:
+            arguments = [a for a in up.named_children if a.type != "comment"]
+            return call, next(i for i, a in enumerate(arguments) if a.id == child.id), child
+        child, up = up, up.parent
+    return None
 
 
 def callee_name(parsed: ParsedSource, call: Node) -> str | None:

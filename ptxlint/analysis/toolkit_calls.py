@@ -42,6 +42,7 @@ from __future__ import annotations
 import tree_sitter
 
 from ptxlint.analysis.flow_syntax import argument_of, callee_name
+from ptxlint.analysis.value_syntax import offsets_itself
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 
@@ -112,10 +113,11 @@ MEMORY_READERS = {"load_matrix_sync": 1, "memcpy": 1, "memcmp": 0}
 
 
 def toolkit_read(parsed: ParsedSource, identifier: tree_sitter.Node) -> bool:
-    """``identifier`` (a pointer or an array, or an element's address) is passed where a
-    function of :data:`MEMORY_READERS` reads what it points to."""
-    found = argument_of(identifier)
+    """``identifier`` (a pointer or an array, or an element's address) is passed, itself or
+    plus an offset, where a function of :data:`MEMORY_READERS` reads what it points to."""
+    found = argument_of(parsed, identifier)
     if found is None:
         return False
-    call, index = found
-    return MEMORY_READERS.get(callee_name(parsed, call) or "") == index
+    call, index, argument = found
+    return MEMORY_READERS.get(callee_name(parsed, call) or "") == index and offsets_itself(
+        parsed, argument, parsed.node_text(identifier))
