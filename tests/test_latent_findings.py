@@ -104,7 +104,8 @@ def test_each_member_of_an_overload_set_is_judged_by_the_uses_outside_itself() -
     assert [bool(r) for r in _ptx204(text, path="k.cuh")] == [False, True, False]
     unused = text.replace("t<1>((int *)p);", "")
     assert all(_ptx204(unused, path="k.cuh"))
-    assert _ptx204(unused + "// t is called elsewhere\n", path="k.cuh") == ["", "", ""]
+    called = unused + "__global__ void k(int *p) { t<1>(p); }\n"
+    assert _ptx204(called, path="k.cuh") == ["", "", ""]
 
 
 def test_a_qualified_or_nested_definition_of_the_overload_set_is_no_use_of_it() -> None:
@@ -112,7 +113,23 @@ def test_a_qualified_or_nested_definition_of_the_overload_set_is_no_use_of_it() 
             "template <int N> __device__ void m::t(float *p) { } }\n"
             "template <int N> __device__ void n:: m::t(double *p) { }\n")
     assert _ptx204(text, path="k.cuh") != [""]
-    assert _ptx204(text + "// calls n::m::t\n", path="k.cuh") == [""]
+    assert _ptx204(text + "__global__ void k(int *p) { n::m::t<1>(p); }\n", path="k.cuh") == [""]
+
+
+@pytest.mark.parametrize("mention", [
+    # an overload's asm template spells the name between two dots: the compiler never reads it
+    'template <int N> __device__ void st(float *p) {{ asm("multimem.st.global.v2.f32 [%0];" :: "l"(p)); }}',
+    "// st<1>(p) would instantiate it",
+    "/* st<1>(p); */",
+    'const char *name = "st";',
+    "#include <st>",
+])
+def test_a_name_in_a_string_literal_or_a_comment_is_no_use_of_it(mention: str) -> None:
+    template = f"template <int N> __device__ void st(int *p) {{ {BAD} }}\n"
+    reason = "in template 'st', which nothing in this file instantiates: it breaks once instantiated"
+    assert _ptx204(template + mention.replace("{{", "{").replace("}}", "}") + "\n",
+                   path="k.cuh") == [reason]
+    assert _ptx204(template + "__global__ void k(int *p) { st<1>(p); }\n", path="k.cuh") == [""]
 
 
 @pytest.mark.parametrize("result", ["int& h(int *p)", "void (*h(int *p))(float)"])

@@ -239,18 +239,24 @@ def _unused_function(statement: AsmStatement, parsed: ParsedSource) -> Latent | 
     return Latent(f"in helper '{name}', which nothing in this file calls", front_end_reads=True)
 
 
-def _defines_name_at(parsed: ParsedSource, at: int) -> bool:
-    """Whether the word at byte ``at`` is a function definition's own name (an overload set's
-    other member: no use of the name). Such a definition holds the byte, so it lies on the
-    path from the root down to it: one descent, instead of a walk over the whole tree for
-    every definition (latent marks over the CUDA headers: 0.042 s -> 0.026 s; CUTLASS include/:
+def _no_use_at(parsed: ParsedSource, at: int) -> bool:
+    """Whether the word at byte ``at`` is no use of the name: a function definition's own name
+    (an overload set's other member), or a word inside a string literal or a comment. The
+    compiler never reads an asm template, so ``"multimem.st.global [%0]"`` in an overload's
+    asm names no function ``st``, and the preprocessor expands no macro inside a string
+    ([lex.pptoken], [cpp.replace]). Each such place holds the byte, so it lies on the path
+    from the root down to it: one descent, instead of a walk over the whole tree for every
+    definition (latent marks over the CUDA headers: 0.042 s -> 0.026 s; CUTLASS include/:
     0.009 s -> 0.003 s)."""
     cursor = parsed.tree.root_node.walk()
     while cursor.goto_first_child_for_byte(at) is not None:
         node = cursor.node
         if node is None or node.start_byte > at:
             return False  # ``at`` lies between two children: no node below holds it
-        if node.type == "function_definition":
+        kind = node.type
+        if kind in _NOT_CODE:
+            return True
+        if kind == "function_definition":
             inner = own_function_name(node)
             if inner is not None:
                 text = parsed.node_text(inner)
@@ -260,13 +266,20 @@ def _defines_name_at(parsed: ParsedSource, at: int) -> bool:
     return False
 
 
+# The nodes whose words name nothing the compiler reads: literals, comments, an include's
+# <path>.
+_NOT_CODE = frozenset({
+    "string_literal", "raw_string_literal", "char_literal", "comment", "system_lib_string",
+})
+
+
 # The bytes a pattern's ``[\w$]`` matches in a bytes pattern (ASCII letters, digits, _ and $).
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
 def _named_elsewhere(parsed: ParsedSource, name: str, start: int, end: int) -> bool:
     """``name`` occurs as a word in the file outside the definition ``[start, end)`` (its body
-    calling itself is no use) and other than as a function definition's own name.
+    calling itself is no use) and other than where a word is no use of it (``_no_use_at``).
 
     The uses of a name found so far, and where the search for more stopped, are kept for the
     current file (``_USES``): each member of an overload set asks about the one name, and the
@@ -295,7 +308,7 @@ def _named_elsewhere(parsed: ParsedSource, name: str, start: int, end: int) -> b
     answer = False
     for match in pattern.finditer(data, resume):
         at = match.start()
-        if (at and data[at - 1] in _WORD_BYTES) or _defines_name_at(parsed, at):
+        if (at and data[at - 1] in _WORD_BYTES) or _no_use_at(parsed, at):
             continue
         uses.append(at)
         if not start <= at < end:
