@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
-from ptxlint.ptx.targets import TARGETS, Target, available, built_since
+from ptxlint.ptx.targets import OLDEST_TOOLKIT, TARGETS, Target, available, built_since
 from ptxlint.rule import Rule, RuleContext, first_of_each
 
 
@@ -56,9 +56,9 @@ sm_100/sm_120, where `wgmma` and `setmaxnreg` do not exist (they need
 `__CUDA_ARCH_FAMILY_SPECIFIC__` for the newer targets' features). It is an error when the
 guard's own lower bound is too low (`#if __CUDA_ARCH__ >= 750` around `cp.async`). Guards
 that choose no target (none, or `#ifdef __CUDA_ARCH__`) leave the target unknown: silent.
-Where the project names its oldest toolkit (`min-cuda-version`, or CMake's
-`find_package(CUDA X)`), a target no toolkit from that one on compiles is no target of the
-build: CUDA 13.0 compiles for sm_75 and newer (it dropped sm_50 to sm_72, and named sm_101
+A target that no toolkit from the project's oldest on compiles is no target of the build
+(`min-cuda-version`, or CMake's `find_package(CUDA X)`; else CUDA 11.0, the oldest ptxlint
+supports): CUDA 13.0 compiles for sm_75 and newer (it dropped sm_50 to sm_72, and named sm_101
 sm_110), 12.0 for sm_50 and newer, 11.0 for sm_35 and newer. With `min-cuda-version = "13.0"`,
 `#if __CUDA_ARCH__ >= 700` around `ldmatrix` (sm_75) is compiled for sm_75 at the lowest; with
 `"12.4"`, or none set, for sm_70, which lacks it.
@@ -105,7 +105,9 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             # from every supported target and toolkit (#ifndef USE_SYNC, defined for sm_30+)
             return
         configured = context.options.get("min_cuda_version")
-        since = configured if isinstance(configured, tuple) else None
+        # without the project's oldest toolkit, the oldest ptxlint supports: no target only
+        # older toolkits compiled (sm_30, sm_32) is a target of the build
+        since = configured if isinstance(configured, tuple) else OLDEST_TOOLKIT
         found = (self._check_arch(statement, context, analysis) if context.listed_targets
                  else self._check_guards(statement, analysis, since))
         cuda_version = context.options.get("cuda_version")
@@ -118,7 +120,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 
     def _check_guards(
         self, statement: AsmStatement, analysis: StatementAnalysis,
-        since: tuple[int, int] | None,
+        since: tuple[int, int],
     ) -> Iterator[tuple[PtxInstruction, Requirement, Finding]]:
         # The guards' targets (without those the file #errors for: nothing in it is built for
         # them) are worked out once per chain of conditions, which a function's statements
@@ -144,7 +146,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             if not admitted:
                 return  # the guards do not choose targets: target unknown
         lowest = analysis.lowest_target
-        if since is not None and lowest is not None and not built_since(lowest, since):
+        if lowest is not None and not built_since(lowest, since):
             # no toolkit from min-cuda-version on compiles the guard's own lower bound (CUDA 13
             # has no sm_70): the build's lowest target is the next one some toolkit compiles
             lowest = next((t for t in TARGETS if t.sm >= lowest.sm and not t.suffix
@@ -159,8 +161,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 )
                 continue
             lacking = analysis.lacking(need)
-            if since is not None:
-                lacking = tuple(t for t in lacking if built_since(t, since))
+            lacking = tuple(t for t in lacking if built_since(t, since))
             if not lacking:
                 continue  # the guard is exact, or stricter than needed
             first = lacking[0]
