@@ -104,6 +104,12 @@ def test_metadata_and_scale_operands_take_a_bit_pattern_not_an_integer() -> None
 def test_immediates_ptxas_bounds() -> None:
     assert status("bar.sync 1, 64;") == "ok"
     assert "multiple of 32" in message("bar.sync 1, 48;")
+    # ptxas 13.0: "Instruction 'bar.arrive' requires a non-zero thread count argument"; a
+    # sync's count may be 0 (and -32 assembles for either)
+    for arrive in ("bar.arrive", "barrier.arrive", "bar.cta.arrive", "barrier.cta.arrive.aligned"):
+        assert "a multiple of 32 other than 0" in message(f"{arrive} 1, 0;")
+        assert status(f"{arrive} 1, 32;") == status(f"{arrive} 1, -32;") == "ok"
+    assert status("bar.sync 1, 0;") == "ok"
     assert status("barrier.red.popc.u32 %r1, 1, 1, %p1;") == "error"
     bulk = "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], "
     assert status(f"{bulk}1024, [%rd4];") == "ok"

@@ -140,23 +140,28 @@ class Slot:
 
 class Values:
     """Allowed immediate values: a set, a range (``0..15``, ``0..``; ``..%32`` any multiple of
-    32), or anything (``*``)."""
+    32), or anything (``*``); ``~V`` after a range leaves V out (``..%32~0``: a multiple of 32
+    other than 0)."""
 
-    __slots__ = ("choices", "low", "high", "spec", "step")
+    __slots__ = ("choices", "low", "high", "spec", "step", "excluded")
 
     def __init__(
         self, choices: frozenset[int] = frozenset(), low: int | None = None,
         high: int | None = None, spec: str = "*", step: int = 1,
+        excluded: frozenset[int] = frozenset(),
     ) -> None:
         self.choices = choices
         self.low = low
         self.high = high
         self.spec = spec
         self.step = step
+        self.excluded = excluded
 
     def admits(self, value: int) -> bool:
         if self.choices:
             return value in self.choices
+        if value in self.excluded:
+            return False
         if self.low is not None and value < self.low:
             return False
         if value % self.step:
@@ -169,6 +174,9 @@ class Values:
             if len(ordered) == 1:
                 return f"{ordered[0]}"
             return ", ".join(str(v) for v in ordered[:-1]) + f" or {ordered[-1]}"
+        return self._range() + "".join(f" other than {v}" for v in sorted(self.excluded))
+
+    def _range(self) -> str:
         multiple = f", a multiple of {self.step}" if self.step > 1 else ""
         if self.low is not None and self.high is not None:
             return f"in range [{self.low}..{self.high}]{multiple}"
@@ -332,11 +340,13 @@ def _parse_immediates(text: str) -> Values:
     if text == "*":
         return Values()
     if ".." in text:
-        bounds, _, step = text.partition("%")
+        kept, _, left_out = text.partition("~")
+        bounds, _, step = kept.partition("%")
         low, high = bounds.split("..")
         return Values(low=int(low, 0) if low else None, high=int(high, 0) if high else None,
                       spec=text,
-                      step=int(step, 0) if step else 1)
+                      step=int(step, 0) if step else 1,
+                      excluded=frozenset(int(v, 0) for v in left_out.split("|") if v))
     return Values(choices=frozenset(int(v, 0) for v in text.split("|")), spec=text)
 
 

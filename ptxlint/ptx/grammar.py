@@ -19,7 +19,8 @@ Form notation (one string per form)::
   type (``ld.global.u64.v2``: an issue of kind ``order``, :func:`canonical_order` the ISA's).
 * operands, comma-separated: ``d:T`` a written register of type ``T`` (a variable or a PTX
   type), ``d_:T`` the same or the sink ``_``; ``r:T`` a register read; ``a:T`` a register or an
-  immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``);
+  immediate; ``i:VALUES`` an immediate only (``16``, ``4|8|16``, ``0..15``, ``..%32``, ``*``;
+  ``..%32~0`` any multiple of 32 but 0);
   ``ai:T:VALUES`` a register of ``T`` or an integer immediate within VALUES (``ai:u64``: any
   integer, no floating-point literal); ``a:T:(0..1]`` a register or a floating-point
   literal whose value lies in that interval (``(``/``)`` leave the bound out); ``a:T:<=#N``

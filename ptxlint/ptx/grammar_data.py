@@ -266,7 +266,9 @@ _add("elect.sync d_:u32|p!, a:u32; sm=90")
 for op, aligned in (("bar", ""), ("barrier", "{.aligned}")):
     for cta, lead in (("", 1), (".cta", 2)):
         _add(f"{op}{cta}.sync{aligned} ai:u32:0..15, ?ai:u32:..%32; head={lead}")
-        _add(f"{op}{cta}.arrive{aligned} ai:u32:0..15, ai:u32:..%32; head={lead}")
+        # (ptxas 13.0: "Instruction 'bar.arrive' requires a non-zero thread count argument";
+        # -32 assembles)
+        _add(f"{op}{cta}.arrive{aligned} ai:u32:0..15, ai:u32:..%32~0; head={lead}")
         for b in ("", "ai:u32:..%32, "):
             _add(f"{op}{cta}.red.popc{aligned}.u32 d:u32, ai:u32:0..15, {b}a:pred; head={lead}")
             _add(f"{op}{cta}.red<O:.and|.or>{aligned}.pred d:pred, ai:u32:0..15, {b}a:pred; "
