@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ptxlint.analysis.divergence import Guard, divergent_guard, whole_warps
 from ptxlint.analysis.flow_opaque import constructors_of
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, Step, flows_of
+from ptxlint.analysis.lane_addresses import shared_local
 from ptxlint.analysis.toolkit_calls import toolkit_harmless
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_LOAD, EXPECT_TX, MBAR_ARRIVE, MBAR_INIT, MBAR_WAIT, TRACKED
@@ -31,8 +32,8 @@ class MbarrierUsedBeforeInitVisible(Rule):
     preview = True
     severity = Severity.ERROR
     needs = ("instructions", "helper-calls")
-    summary = ("An mbarrier that some threads initialise is used by whole warps with no "
-               "barrier in between")
+    summary = ("An mbarrier is used with no initialisation visible: some threads initialise "
+               "it and whole warps use it with no barrier between, or nothing initialises it")
     tags = ("correctness", "async", "synchronization")
     docs = """\
 ## What it does
@@ -50,6 +51,15 @@ initialising thread's own use, as a producer's `arrive.expect_tx` under the same
 `elect_one_sync()`), where the two lie in the two arms of one `if`, where the barrier cannot be
 named, and on any call between them that is not a known toolkit function. This rule is in
 preview.
+Flags too the first use of an mbarrier that nothing in its function may initialise: a
+`__shared__` variable the function declares itself (a store of 0 is no initialisation), or
+any barrier of a `__global__` kernel (shared memory keeps nothing from an earlier launch, and
+every CTA of a cluster runs the kernel's code, so whoever initialises a kernel's barrier does
+so in it). Silent where an `mbarrier.init` of it, or of a barrier ptxlint cannot name, lies in
+the function or a helper it calls, and where the function makes a call ptxlint cannot see
+into, holds an asm statement it cannot read or declares an object whose constructor may take
+that step (`cuda::barrier`'s `init`, CuTe's `initialize_barrier` in an unread header); a
+barrier a device function is handed is its caller's business.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 An asm statement with an instruction ptxlint cannot read may synchronise, as such a
@@ -101,6 +111,15 @@ asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
                 continue
             found = _unordered_init(flows, flow, use)
             if found is None:
+                what = _never_initialised(flow, use)
+                if what is not None:
+                    yield self.finding(
+                        statement, step_span(flow, use),
+                        f"`{use.instruction.mnemonic}` uses {what} with `mbarrier.init`: shared "
+                        "memory holds no mbarrier object when the kernel starts (a store of 0 "
+                        "is none), and any other mbarrier operation on it is undefined, so a "
+                        "wait may never complete; initialise it once (one thread, "
+                        "mbarrier.init) and __syncthreads() before its first use")
                 continue
             init, guard = found
             yield self.finding(
@@ -140,6 +159,43 @@ def _unordered_init(flows: FileFlows, flow: FunctionFlow,
     if _ordered_between(flow, init.start, use.start):
         return None
     return init, guard
+
+
+def _never_initialised(flow: FunctionFlow, use: Step) -> str | None:
+    """Where ``use`` is the first use of a barrier that nothing in ``flow`` may initialise, the
+    barrier in words: a ``__shared__`` variable of the function's own, or a place in one
+    (``lane_addresses.shared_local``); or any barrier of a kernel (shared memory
+    holds nothing from an earlier launch, and every CTA of a cluster runs the kernel's code:
+    whoever initialises a barrier the kernel uses does so in it), then at the kernel's first
+    use of one. Nothing may initialise it where the function has no ``mbarrier.init`` of it (a
+    kernel: of any barrier; the variable: of it or of a place ptxlint cannot name), and no
+    call, unreadable asm statement or construction that may take that step
+    (``FunctionFlow.opaque_between``). Else None."""
+    if not flow.whole:
+        return None
+    barrier = _barrier(flow, use)
+    local = barrier is not None and shared_local(flow, barrier[0])
+    if not local and not flow.kernel:
+        return None
+    name = barrier[0] if local and barrier is not None else ""
+    here = (use.start, use.order)
+    for step in flow.steps:
+        if step.kind == MBAR_INIT:
+            place = flow.place(step, step.event.memory) if local else None
+            if place is None or place[0] == name:
+                return None
+        elif step.kind in _USES and (step.start, step.order) < here and (
+                not local or _barrier(flow, step) == barrier):
+            return None  # the first use speaks for the barrier (in a kernel: for them all)
+    if flow.opaque_between(flow.start, flow.end, _INITS):
+        return None
+    if not local or barrier is None:
+        return f"an mbarrier, but nothing in the kernel {flow.name}() initialises one"
+    what = f"the mbarrier '{name}'" if not barrier[1] else f"an mbarrier in '{name}'"
+    return f"{what}, a __shared__ variable of {flow.name}() that nothing in it initialises"
+
+
+_INITS = frozenset({MBAR_INIT})
 
 
 def _ordered_between(flow: FunctionFlow, start: int, end: int) -> bool:

@@ -34,7 +34,7 @@ from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 from ptxlint.model import Operand
 
-__all__ = ["AddressClassifier", "operand_kind"]
+__all__ = ["AddressClassifier", "operand_kind", "shared_local"]
 
 Node = tree_sitter.Node
 
@@ -169,6 +169,14 @@ class AddressClassifier(Classifier):
             declarations = _declarations(flow.parsed.data, root, name, inside=False)
         ranks = {rank for shared, rank in declarations if shared}
         return ranks.pop() if len(ranks) == 1 and all(s for s, _ in declarations) else -1
+
+
+def shared_local(flow: FunctionFlow, name: str) -> bool:
+    """``name`` is a ``__shared__`` variable the function itself declares, and nothing else
+    of that name is declared in it (a parameter, a local): an object that holds no value when
+    the kernel starts, which nothing outside the function can reach before it runs."""
+    declarations = _declarations(flow.parsed.data, flow.node, name, inside=True)
+    return bool(declarations) and all(shared for shared, _ in declarations)
 
 
 def _argument_kind(flows: FileFlows, caller: FunctionFlow, start: int, end: int, index: int,
