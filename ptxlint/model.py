@@ -309,6 +309,10 @@ class CType:
     kind: str  # "integer" | "bool" | "floating" | "half" | "pointer" | "enum" | "aggregate"
     size: int | None  # bytes on the default target (LP64)
     tier: int = 1  # 1: syntactic, 2: libclang
+    # an integer's signedness (None: not an integer, or not known); what a pointer points to
+    # (None: not a pointer, or not known)
+    unsigned: bool | None = None
+    pointee: CType | None = None
 
 
 class _ConstraintSlots:

@@ -674,7 +674,9 @@ class TypeResolver(ScopeLookup):
         key = (ty.spelling, ty.kind, ty.size)
         ctype = self._ctypes.get(key)
         if ctype is None:
-            ctype = CType(spelling=ty.spelling, kind=ty.kind, size=ty.size, tier=1)
+            ctype = CType(spelling=ty.spelling, kind=ty.kind, size=ty.size, tier=1,
+                          unsigned=ty.unsigned if ty.kind == "integer" else None,
+                          pointee=self._ctype(ty.target) if ty.kind == "pointer" else None)
             self._ctypes[key] = ctype
         return ctype
 
