@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint import file_memos
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
-from ptxlint.ptx.targets import OLDEST_TOOLKIT, TARGETS, Target, available, built_since
+from ptxlint.ptx.targets import (
+    OLDEST_TOOLKIT,
+    TARGETS,
+    Target,
+    available,
+    built_since,
+    every_build_compiles_one,
+)
 from ptxlint.rule import Rule, RuleContext, first_of_each
 
 
@@ -66,9 +74,12 @@ Branches that no supported toolkit compiles (CUDA 11.0 and newer: `#if __CUDACC_
 `#if CUDA_VERSION < 9000`) are not checked, nor are branches a macro of the file keeps from
 every supported build (`#ifndef USE_SYNC`, where the file defines `USE_SYNC` under
 `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`). With `--arch`, a guard the rule cannot decide
-(a macro from another header) leaves the statement unchecked, but a header's include guard
-(`#ifndef X_H` / `#define X_H` around the whole file) is no such guard: it holds wherever the
-header is read.
+(a macro from another header) leaves the statement unchecked, unless every branch the build
+may take holds an instruction with the same need: `#ifdef PIPELINED` around one `ldmatrix` and
+`#else` around another is compiled for sm_70 one way or the other, so each is reported (the
+file's statements under such guards are read as a choice, each undecided condition a yes or
+no of its own, `!(c)` the other answer to `c`). A header's include guard (`#ifndef X_H` /
+`#define X_H` around the whole file) is no such guard: it holds wherever the header is read.
 
 A statement gets one finding per target its instructions need, at the first instruction that
 needs it, which counts the others: ptxas stops at the first, and one guard or target mends
@@ -189,10 +200,14 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         # is judged, lowest first, and a need is reported for the lowest target that lacks it
         # only (``_once_per_need`` then keeps its first instruction): a newer build failing
         # for the same need is mended by the same guard
+        # A statement under a guard the build leaves undecided (``#ifdef PIPELINED``) is judged
+        # only where the file's other statements under the other answers fail alike: then
+        # whichever branch the build takes, one of them is compiled (``_every_branch_fails``).
         reported: set[tuple[int, str, tuple[int, ...]]] = set()
         for sm, suffix in context.listed_targets:
             target = Target(sm, suffix)
-            if not analysis.compiled_for_arch(target):
+            certain = analysis.compiled_for_arch(target)
+            if not certain and not analysis.undecided_for(target):
                 continue
             failed: set[tuple[int, str, tuple[int, ...]]] = set()
             for instruction in statement.ptx.instructions:
@@ -203,12 +218,18 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 if key in reported:
                     continue
                 problem = _shortfall(need, target, True)
-                if problem is not None:
-                    failed.add(key)
-                    yield instruction, need, self._found(
-                        statement, instruction, f"{problem}{_why(statement, instruction, need)}",
-                        target, context.targets_from or "--arch"
-                    )
+                if problem is None or not certain and not _every_branch_fails(
+                        context, target, key):
+                    continue
+                failed.add(key)
+                source = context.targets_from or "--arch"
+                if not certain:
+                    source += ("; each branch of the #if guards the build may take holds such "
+                               "an instruction")
+                yield instruction, need, self._found(
+                    statement, instruction, f"{problem}{_why(statement, instruction, need)}",
+                    target, source
+                )
             reported |= failed
 
     def _found(
@@ -226,6 +247,41 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
             f"'{instruction.mnemonic}' needs {need}, but the statement is compiled for {target} "
             f"({source})",
         )
+
+
+def _every_branch_fails(context: RuleContext, target: Target,
+                        key: tuple[int, str, tuple[int, ...]]) -> bool:
+    """Whether every build for ``target`` compiles one of the file's statements under guards
+    it leaves undecided whose instructions need ``key`` beyond it
+    (``targets.every_build_compiles_one`` over those guards): they are the branches of one
+    choice, each of which fails. Worked out once per file, target and need."""
+    statements = context.file_statements
+    known = _BRANCHES.get((id(statements), target))
+    if known is None or known[0] is not statements:
+        chains: dict[tuple[int, str, tuple[int, ...]], list[tuple[str, ...]]] = {}
+        for other in statements:
+            undecided = analysis_of(other).undecided_for(target)
+            if not undecided:
+                continue  # not compiled, or certainly: no branch to cover
+            for instruction in other.ptx.instructions:
+                if instruction.opaque:
+                    continue
+                need = instruction_requirement(other, instruction)
+                if _shortfall(need, target, True) is not None:
+                    chains.setdefault((need.sm, need.suffix, need.only), []).append(undecided)
+        known = _BRANCHES[(id(statements), target)] = (statements, chains, {})
+    _, chains, answers = known
+    if key not in answers:
+        answers[key] = every_build_compiles_one(chains.get(key, []))
+    return answers[key]
+
+
+# (the file's statements, target) -> (those statements, the undecided guards of each statement
+# that fails for each need, the answers so far); only the current file's
+_BRANCHES: dict[tuple[int, Target], tuple[object, dict[tuple[int, str, tuple[int, ...]],
+                                                       list[tuple[str, ...]]],
+                                          dict[tuple[int, str, tuple[int, ...]], bool]]] = {}
+file_memos.register(_BRANCHES.clear)
 
 
 def _once_per_need(found: list[tuple[Requirement, Finding]]) -> Iterator[Finding]:

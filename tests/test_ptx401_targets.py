@@ -542,3 +542,43 @@ def test_the_target_table_says_what_each_toolkits_ptxas_knows(version: str) -> N
         if knows != (toolkit_target_problem(target, (major, minor)) is None):
             disagree.append(str(target))
     assert disagree == []
+
+
+_LDMATRIX = ('asm volatile("ldmatrix.sync.aligned.x2.m8n8.shared.b16 {%0, %1}, [%2];" '
+             ': "=r"(r[0]), "=r"(r[1]) : "r"(a));')
+_PLAIN = 'asm volatile("mov.b32 %0, %1;" : "=r"(r[0]) : "r"(a));'
+
+
+def _branches(*arms: tuple[str, str]) -> str:
+    """A function whose body is one #if chain: (directive, statement) per arm."""
+    body = "".join(f"#{directive}\n  {statement}\n" for directive, statement in arms)
+    return f"__device__ void f(unsigned a, unsigned (&r)[2]) {{\n{body}#endif\n}}\n"
+
+
+@pytest.mark.parametrize("arms", [
+    (("ifdef PIPELINED", _LDMATRIX), ("else", _LDMATRIX)),
+    (("if defined(A)", _LDMATRIX), ("elif B > 2", _LDMATRIX), ("else", _LDMATRIX)),
+    (("ifndef A", _LDMATRIX), ("else", _LDMATRIX)),
+])
+def test_under_an_undecided_guard_every_branch_failing_is_each_reported(
+        arms: tuple[tuple[str, str], ...]) -> None:
+    """--arch: whichever branch of an #if the build leaves undecided is taken, an instruction
+    the target lacks is compiled, so each branch's is reported."""
+    found = lint_text(_branches(*arms), select=("PTX401",), context=RuleContext(arch=70))
+    assert len(found) == len(arms)
+    assert all("each branch of the #if guards" in f.message for f in found)
+
+
+@pytest.mark.parametrize("arms", [
+    (("ifdef PIPELINED", _LDMATRIX),),
+    (("ifdef PIPELINED", _LDMATRIX), ("else", _PLAIN)),
+    (("if defined(A)", _LDMATRIX), ("elif B > 2", _PLAIN), ("else", _LDMATRIX)),
+])
+def test_under_an_undecided_guard_a_branch_that_builds_keeps_it_silent(
+        arms: tuple[tuple[str, str], ...]) -> None:
+    found = lint_text(_branches(*arms), select=("PTX401",), context=RuleContext(arch=70))
+    assert found == []
+    # one certain statement elsewhere is its own finding, not a branch of the choice
+    certain = _branches(*arms).replace("}\n", f"  {_LDMATRIX}\n}}\n")
+    [own] = lint_text(certain, select=("PTX401",), context=RuleContext(arch=70))
+    assert "each branch" not in own.message

@@ -34,6 +34,7 @@ from ptxlint.ptx.targets import (
     lowest_target,
     names_architecture,
     no_toolkit_compiles,
+    undecided_guards,
 )
 from ptxlint.ptx.toolkit import FP16_CLASSES_SINCE, no_toolkit_since
 
@@ -79,6 +80,13 @@ class GuardFacts:
         return compiled_for(self.guards, target, unknown_holds=False) and (
             target not in excluded_targets(self.statement.source)
         )
+
+    def undecided_for(self, target: Target) -> tuple[str, ...] | None:
+        """The guards a build for ``target`` leaves undecided, none being false there and the
+        file not ``#error``ing for it (``targets.undecided_guards``); None otherwise."""
+        if target in excluded_targets(self.statement.source):
+            return None
+        return undecided_guards(self.guards, target)
 
     def compiled_for(self, target: Target) -> bool:
         """The statement may be compiled for ``target``: no guard about the architecture

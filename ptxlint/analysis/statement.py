@@ -105,6 +105,10 @@ class StatementAnalysis:
         excludes it (guards about anything else are assumed to hold)."""
         return self._chain.compiled_for(target)
 
+    def undecided_for(self, target: Target) -> tuple[str, ...] | None:
+        """The guards a build for ``target`` leaves undecided (``GuardFacts.undecided_for``)."""
+        return self._chain.undecided_for(target)
+
     @property
     def compiled_for_host(self) -> bool:
         """A ``__host__ __device__`` function's statement that nvcc's host pass certainly

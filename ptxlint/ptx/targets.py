@@ -11,6 +11,7 @@ the target and is assumed to hold.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -41,6 +42,7 @@ __all__ = [
     "compiled_for",
     "compiled_for_host",
     "conjuncts",
+    "every_build_compiles_one",
     "excluded_by_errors",
     "left_out_where_defined",
     "lowest_target",
@@ -52,6 +54,7 @@ __all__ = [
     "toolkit_compiles",
     "toolkit_target_problem",
     "toolkit_tested",
+    "undecided_guards",
 ]
 
 
@@ -223,6 +226,54 @@ def strip_parens(text: str) -> str:
                 return text
         text = text[1:-1].strip()
     return text
+
+
+def undecided_guards(guards: tuple[str, ...], target: Target) -> tuple[str, ...] | None:
+    """The guards a build for ``target`` leaves undecided (a macro the file does not set),
+    where none is false there; None where one is, or where one tests the toolkit's version
+    (decided per toolkit: ``compiled_for``)."""
+    if toolkit_tested(guards):
+        return None
+    undecided = []
+    for guard in guards:
+        value = _value(guard, target, _NO_TOOLKIT)
+        if value is False:
+            return None
+        if value is None:
+            undecided.append(guard)
+    return tuple(undecided)
+
+
+# More undecided conditions than this among the statements asked about: no answer (2^N builds)
+_MOST_UNDECIDED = 6
+
+
+def every_build_compiles_one(chains: Sequence[tuple[str, ...]]) -> bool:
+    """Whether every build compiles at least one of the statements whose undecided guards are
+    ``chains`` (``undecided_guards``): each undecided condition is read as a yes or no of its
+    own, ``!(c)`` and ``!defined(X)`` as the other answer to ``c`` and ``defined(X)``, and every
+    combination of answers is tried. The two arms of ``#ifdef A`` / ``#else`` are ``defined(A)``
+    and ``!(defined(A))``: one of them is always compiled."""
+    read = [[_polarity(guard) for guard in chain] for chain in chains]
+    atoms = sorted({atom for chain in read for atom, _ in chain})
+    if not chains or len(atoms) > _MOST_UNDECIDED:
+        return False
+    for answers in itertools.product((False, True), repeat=len(atoms)):
+        value = dict(zip(atoms, answers, strict=True))
+        if not any(all(value[atom] is holds for atom, holds in chain) for chain in read):
+            return False
+    return True
+
+
+def _polarity(guard: str) -> tuple[str, bool]:
+    """A condition as (what it asks, whether it asks for yes): ``!(c)`` is ``c`` answered no."""
+    text = guard.strip()
+    if text.startswith("!"):
+        inner = text[1:].strip()
+        unwrapped = strip_parens(inner)
+        if unwrapped != inner or re.fullmatch(r"defined\s*\(?\s*\w+\s*\)?", inner):
+            return _polarity(unwrapped)[0], not _polarity(unwrapped)[1]
+    return strip_parens(text), True
 
 
 @functools.lru_cache(maxsize=1024)
