@@ -51,15 +51,15 @@ initialising thread's own use, as a producer's `arrive.expect_tx` under the same
 `elect_one_sync()`), where the two lie in the two arms of one `if`, where the barrier cannot be
 named, and on any call between them that is not a known toolkit function. This rule is in
 preview.
-Flags too the first use of an mbarrier that nothing in its function may initialise: a
+It also flags the first use of an mbarrier that nothing in its function may initialise: a
 `__shared__` variable the function declares itself (a store of 0 is no initialisation), or
 any barrier of a `__global__` kernel (shared memory keeps nothing from an earlier launch, and
 every CTA of a cluster runs the kernel's code, so whoever initialises a kernel's barrier does
 so in it). Silent where an `mbarrier.init` of it, or of a barrier ptxlint cannot name, lies in
 the function or a helper it calls, and where the function makes a call ptxlint cannot see
-into, holds an asm statement it cannot read or declares an object whose constructor may take
-that step (`cuda::barrier`'s `init`, CuTe's `initialize_barrier` in an unread header); a
-barrier a device function is handed is its caller's business.
+into (`cuda::barrier`'s `init`, CuTe's `initialize_barrier` from a header it does not read),
+holds an asm statement it cannot read, or declares an object whose constructor may take that
+step; a barrier a device function is handed is its caller's business.
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 An asm statement with an instruction ptxlint cannot read may synchronise, as such a
