@@ -164,13 +164,13 @@ def _unordered_init(flows: FileFlows, flow: FunctionFlow,
 def _never_initialised(flow: FunctionFlow, use: Step) -> str | None:
     """Where ``use`` is the first use of a barrier that nothing in ``flow`` may initialise, the
     barrier in words: a ``__shared__`` variable of the function's own, or a place in one
-    (``lane_addresses.shared_local``); or any barrier of a kernel (shared memory
-    holds nothing from an earlier launch, and every CTA of a cluster runs the kernel's code:
-    whoever initialises a barrier the kernel uses does so in it), then at the kernel's first
-    use of one. Nothing may initialise it where the function has no ``mbarrier.init`` of it (a
-    kernel: of any barrier; the variable: of it or of a place ptxlint cannot name), and no
-    call, unreadable asm statement or construction that may take that step
-    (``FunctionFlow.opaque_between``). Else None."""
+    (``lane_addresses.shared_local``); or any barrier of a kernel (shared memory holds nothing
+    from an earlier launch, and every CTA of a cluster runs the kernel's code: whoever
+    initialises a barrier the kernel uses does so in it), then at the kernel's first use of
+    one. Nothing may initialise it where the function has no ``mbarrier.init`` of it (a
+    kernel: of any barrier; the variable: of anything but another ``__shared__`` variable of
+    the function, a distinct object), and no call, unreadable asm statement or construction
+    that may take that step (``FunctionFlow.opaque_between``). Else None."""
     if not flow.whole:
         return None
     barrier = _barrier(flow, use)
@@ -181,8 +181,11 @@ def _never_initialised(flow: FunctionFlow, use: Step) -> str | None:
     here = (use.start, use.order)
     for step in flow.steps:
         if step.kind == MBAR_INIT:
+            # only another __shared__ variable of the function is surely another object: an
+            # address held elsewhere (`int smem = __cvta_generic_to_shared(smem_raw)`) may
+            # point into this one
             place = flow.place(step, step.event.memory) if local else None
-            if place is None or place[0] == name:
+            if place is None or place[0] == name or not shared_local(flow, place[0]):
                 return None
         elif step.kind in _USES and (step.start, step.order) < here and (
                 not local or _barrier(flow, step) == barrier):

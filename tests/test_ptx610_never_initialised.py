@@ -77,3 +77,23 @@ def test_each_barrier_is_reported_once() -> None:
     body = ("__global__ void k() { __shared__ uint64_t bar; wait_bar(&bar); wait_bar(&bar); "
             "__shared__ uint64_t other; wait_bar(&other); }")
     assert len(_messages(body)) == 2
+
+
+def test_an_init_through_another_name_for_the_buffer_keeps_it_silent() -> None:
+    """flashinfer's generated kernels initialise through an integer shared address made from
+    the buffer (``int smem = __cvta_generic_to_shared(smem_raw)``) and use it through the
+    buffer itself: the two names may be one object."""
+    body = (
+        "__device__ __forceinline__ void init_at(int a, int n) {\n"
+        '  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(a), "r"(n)); }\n'
+        "__global__ void k() {\n"
+        "  extern __shared__ char smem_raw[];\n"
+        "  int smem = (int)(unsigned long long)__cvta_generic_to_shared(smem_raw);\n"
+        "  if (threadIdx.x == 0) init_at(smem + 1024, 1);\n"
+        "  __syncthreads();\n"
+        "  wait_bar(reinterpret_cast<uint64_t *>(smem_raw + 1024));\n}")
+    assert _messages(body) == []
+    # another __shared__ variable is another object: its init is no init of this one
+    other = ("__global__ void k() { __shared__ uint64_t a; __shared__ uint64_t b; "
+             "if (threadIdx.x == 0) init_bar(&a, 1); __syncthreads(); wait_bar(&b); }")
+    assert len(_messages(other)) == 1
