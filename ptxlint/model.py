@@ -310,9 +310,10 @@ class CType:
     size: int | None  # bytes on the default target (LP64)
     tier: int = 1  # 1: syntactic, 2: libclang
     # an integer's signedness (None: not an integer, or not known); what a pointer points to
-    # (None: not a pointer, or not known)
-    unsigned: bool | None = None
-    pointee: CType | None = None
+    # (None: not a pointer, or not known). Facts of the spelling, so left out of equality and
+    # hashing: a type compares as it did before they were added
+    unsigned: bool | None = field(default=None, compare=False)
+    pointee: CType | None = field(default=None, compare=False)
 
 
 class _ConstraintSlots:
