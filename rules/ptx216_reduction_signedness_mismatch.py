@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.operand_use import value_types
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, CType, Finding, PtxInstruction, Severity
+from ptxlint.model import AsmStatement, Finding, PtxInstruction, PtxOperand, Severity
+from ptxlint.ptx.address_bases import address_bases
 from ptxlint.rule import Rule, RuleContext
 
 # The instructions that combine a value with memory by an integer min or max: the ISA's
@@ -32,8 +34,9 @@ Flags an integer `.min` or `.max` of `atom`, `red`, `red.async`, `multimem.red`,
 `multimem.ld_reduce` or `cp.reduce.async.bulk` whose type's signedness (`.u32`/`.u64` against
 `.s32`/`.s64`) is not that of the C++ integer its address operand points to, where the operand
 is a pointer to an integer of the type's size (`"l"(p)` with `long long *p` and
-`atom.global.max.u64`). The pointer's type is read as the front end reads every operand's
-(`CType.pointee`); a `void *`, an integer holding an address (`uintptr_t`,
+`atom.global.max.u64`). The address's operand is found as PTX301 finds it: `[%0]`,
+`[%0+8]`, or a register the template copies `%0` into. The pointer's type is read as the front
+end reads every operand's (`CType.pointee`); a `void *`, an integer holding an address (`uintptr_t`,
 `__cvta_generic_to_shared`'s result), a pointer to another size or a type ptxlint cannot
 resolve is not judged, nor are the register forms `min`/`max`, where comparing signed values
 as unsigned is a known idiom (a negative index clamps to the bound).
@@ -67,20 +70,33 @@ that is wrong.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
-        for instruction in statement.ptx.instructions:
-            if instruction.opaque or instruction.opcode not in _REDUCING \
-                    or _ORDERING.isdisjoint(instruction.modifiers):
+        seen: set[int] = set()
+        # the base of each address, through copies into registers (``address_bases``, PTX301's)
+        for base in address_bases(statement.ptx):
+            instruction = base.use.instruction
+            if id(instruction) in seen or instruction.opaque \
+                    or instruction.opcode not in _REDUCING \
+                    or _ORDERING.isdisjoint(instruction.modifiers) \
+                    or base.use.operand is not _first_address(instruction):
                 continue
-            judged = _judged(statement, instruction)
-            if judged is None or analysis_of(statement).rocm_guarded:
+            seen.add(id(instruction))
+            words = value_types(instruction) & _INTEGER_TYPES.keys()
+            if len(words) != 1 or base.ref >= len(statement.operands):
                 continue
-            word, pointee, number = judged
-            signed, _ = _INTEGER_TYPES[word]
+            [word] = words
+            signed, size = _INTEGER_TYPES[word]
+            ctype = statement.operands[base.ref].ctype
+            pointee = ctype.pointee if ctype is not None and ctype.kind == "pointer" else None
+            if pointee is None or pointee.kind != "integer" or pointee.unsigned is None \
+                    or pointee.size != size or pointee.unsigned != signed:
+                continue  # the same signedness, or nothing known to compare
+            if analysis_of(statement).rocm_guarded:
+                return
             yield self.finding(
                 statement,
                 self.template_span(statement, instruction.opcode_start, instruction.opcode_end),
                 f"'{instruction.mnemonic}' compares as {'signed' if signed else 'unsigned'}, but "
-                f"%{number} points to '{pointee.spelling}' "
+                f"%{base.ref} points to '{pointee.spelling}' "
                 f"({'unsigned' if pointee.unsigned else 'signed'}): "
                 + ("a value with the top bit set compares as negative"
                    if signed else "a negative value compares above every positive one")
@@ -88,24 +104,6 @@ that is wrong.
                 f"{'signed' if signed else 'unsigned'}")
 
 
-def _judged(statement: AsmStatement,
-            instruction: PtxInstruction) -> tuple[str, CType, int] | None:
-    """The instruction's integer type word, the integer its first address operand points to
-    and that operand's number, where the two differ in signedness; else None."""
-    words = [w for w in instruction.modifiers if w in _INTEGER_TYPES]
-    if len(words) != 1:
-        return None
-    [word] = words
-    signed, size = _INTEGER_TYPES[word]
-    address = next((o for o in instruction.operands if o.kind == "address"), None)
-    if address is None:
-        return None
-    refs = [p.ref for p in address.parts if p.kind == "ref" and p.ref is not None]
-    if len(refs) != 1 or refs[0] >= len(statement.operands):
-        return None
-    ctype = statement.operands[refs[0]].ctype
-    pointee = ctype.pointee if ctype is not None and ctype.kind == "pointer" else None
-    if pointee is None or pointee.kind != "integer" or pointee.unsigned is None \
-            or pointee.size != size or pointee.unsigned != signed:
-        return None
-    return word, pointee, refs[0]
+def _first_address(instruction: PtxInstruction) -> PtxOperand | None:
+    """The memory the instruction combines into: its first address operand."""
+    return next((o for o in instruction.operands if o.kind == "address"), None)

@@ -17,6 +17,12 @@ FLAGGED = {
                             '"l"(p), "r"(v)'),
     "signed-on-unsigned": ("unsigned long long *p, unsigned long long v",
                            "red.global.max.s64 [%0], %1;", '"l"(p), "l"(v)'),
+    # a generic address, an offset, and a copy into a register keep the base (address_bases)
+    "generic-atom": ("long long *p, long long v", "atom.max.u64 %1, [%0], %1;",
+                     '"l"(p), "l"(v)'),
+    "offset": ("long long *p, long long v", "red.global.max.u64 [%0+8], %1;", '"l"(p), "l"(v)'),
+    "copied": ("long long *p, long long v",
+               "{ .reg .b64 r; mov.b64 r, %0; red.global.max.u64 [r], %1; }", '"l"(p), "l"(v)'),
 }
 SILENT = {
     "same-signedness": ("int64_t *p, int64_t v", "red.global.max.s64 [%0], %1;",
