@@ -488,5 +488,5 @@ def test_statements_filled_slot_by_slot_equal_the_constructed_ones() -> None:
 def test_plain_patterns_number_their_groups_as_the_reader_reads_them() -> None:
     """``_plain_operands`` reads the groups by number, all at once."""
     assert plain_reader._PLAIN_OPERAND.groupindex == {"op": 1, "name": 2, "con": 3, "expr": 4, "sep": 5}
-    assert plain_reader._PLAIN_HEAD.groupindex == {"op": 1, "name": 2, "con": 3}
+    assert plain_reader._PLAIN_HEAD().groupindex == {"op": 1, "name": 2, "con": 3}
     assert plain_reader._MACRO_HEAD().groupindex == {"op": 1, "name": 2, "con": 3}

@@ -29,15 +29,15 @@ PIECES = [
 PATTERNS = [
     (percent_tokens.PCT_EXTENDED, "finditer"),
     (parser._OPERAND_TOKEN_EXTENDED, "finditer"),
-    (parser._MNEMONIC, "match"),
-    (parser._MNEMONIC_TAIL, "match"),
-    (parser._MNEMONIC_ONLY, "fullmatch"),
+    (parser._MNEMONIC(), "match"),
+    (parser._MNEMONIC_TAIL(), "match"),
+    (parser._MNEMONIC_ONLY(), "fullmatch"),
     (parser._ONE_MNEMONIC, "match"),
     (parser._ONE_OPERANDS, "fullmatch"),
     (parser._PREDICATE_EXTENDED(), "match"),
-    (parser._LABEL, "match"),
-    (parser._IDENT, "fullmatch"),
-    (parser._DECLARATOR, "match"),
+    (parser._LABEL(), "match"),
+    (parser._IDENT(), "fullmatch"),
+    (parser._DECLARATOR(), "match"),
 ]
 
 

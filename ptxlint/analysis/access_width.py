@@ -16,11 +16,11 @@ address (``[%0+4]``) is added. Everything else is unknown and left out.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from ptxlint.analysis.element_types import resolve_type
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Operand, PtxInstruction, PtxOperand
 from ptxlint.ptx.instructions import type_info
 from ptxlint.ptx.operand_classes import parse_immediate
@@ -32,7 +32,7 @@ _VECTORS = {"v2": 2, "v4": 4, "v8": 8}
 # `&name`, with any pointer casts around it: (T*)&x, reinterpret_cast<T*>(&x), (void*)(&x)
 _CAST = (r"(?:\(\s*[\w\s:<>,]+\*\s*\)\s*"
          r"|reinterpret_cast\s*<[^<>]*\*\s*>\s*|static_cast\s*<[^<>]*\*\s*>\s*)")
-_ADDRESS_OF = re.compile(rf"(?:{_CAST})*\(?\s*&\s*(?P<name>[A-Za-z_]\w*)\s*\)?")
+_ADDRESS_OF = on_first_use(rf"(?:{_CAST})*\(?\s*&\s*(?P<name>[A-Za-z_]\w*)\s*\)?")
 
 
 class WideAccess(NamedTuple):
@@ -95,7 +95,7 @@ def wide_accesses(statement: AsmStatement, parsed: ParsedSource | None) -> tuple
         operand = operands[index]
         expression = operand.expression
         lead = len(expression) - len(expression.lstrip())
-        match = _ADDRESS_OF.fullmatch(expression.strip())
+        match = _ADDRESS_OF().fullmatch(expression.strip())
         if match is None:
             continue
         size = _access_bytes(instruction)

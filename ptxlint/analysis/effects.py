@@ -18,9 +18,9 @@ that reads or writes the ray's payload has an effect but no memory access (``ptx
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, PtxInstruction, PtxOperand, PtxTemplate
 from ptxlint.ptx.call_targets import keeps_to_payload, reads_program_state
 from ptxlint.ptx.effects import Effects, Ordering, lookup, special_register
@@ -90,15 +90,15 @@ def shown_mnemonic(instruction: PtxInstruction) -> str:
     """The instruction's mnemonic as a message quotes it: a hole shown as an ellipsis. A run of
     holes is one ellipsis: a token-pasted macro name (``MIXOP_##OP##_##T``) leaves a hole per
     token, and to the reader it is one piece of text the source does not spell."""
-    return _HOLES.sub("\u2026", instruction.mnemonic)
+    return _HOLES().sub("\u2026", instruction.mnemonic)
 
 
-_HOLES = re.compile(f"{HOLE}+")
+_HOLES = on_first_use(f"{HOLE}+")
 
 
 # an operand spliced into a modifier: extended asm's (``cta_group::%0``, ``%[n]``), LLVM's
 # (``$2``, ``${2}``, ``${2:x}``, ``${:uid}``)
-_SPLICE = re.compile(r"%(?:[A-Za-z]?[0-9]+|\[[A-Za-z_][A-Za-z0-9_]*\])"
+_SPLICE = on_first_use(r"%(?:[A-Za-z]?[0-9]+|\[[A-Za-z_][A-Za-z0-9_]*\])"
                      r"|\$(?:[0-9]+|\{[0-9]*(?::\w*)?\})")
 
 
@@ -111,7 +111,7 @@ def instruction_effects(instruction: PtxInstruction) -> Effects | None:
     if opcode == "call" or "%" in opcode or "$" in opcode:
         return None
     if any("%" in m or "$" in m for m in modifiers):
-        modifiers = tuple(_SPLICE.sub(HOLE, m) for m in modifiers)
+        modifiers = tuple(_SPLICE().sub(HOLE, m) for m in modifiers)
         if any("%" in m or "$" in m for m in modifiers):
             return None
     # a hole between the mnemonic and the operands may hold modifiers

@@ -57,14 +57,14 @@ _INTEGER = r"(?:unsigned(?:\s+int)?|int|uint32_t|int32_t|uint16_t|int16_t|unsign
 _CV = r"(?:\s*(?:const|volatile)\s*)*"
 _READS = [
     # *(T*)&X, *(T *)(&X), *(const T*)&X
-    re.compile(rf"\*\s*\(\s*{_CV}{_INTEGER}{_CV}\s*\*\s*{_CV}\)\s*\(?\s*&\s*(?P<x>[\w.\[\]>-]+?)\s*\)?"),
+    on_first_use(rf"\*\s*\(\s*{_CV}{_INTEGER}{_CV}\s*\*\s*{_CV}\)\s*\(?\s*&\s*(?P<x>[\w.\[\]>-]+?)\s*\)?"),
     # *reinterpret_cast<T*>(&X), *reinterpret_cast<const T *>(&X)
-    re.compile(rf"\*\s*reinterpret_cast\s*<{_CV}{_INTEGER}{_CV}\s*\*{_CV}>\s*\(\s*&\s*"
-               rf"(?P<x>[\w.\[\]>-]+?)\s*\)"),
+    on_first_use(rf"\*\s*reinterpret_cast\s*<{_CV}{_INTEGER}{_CV}\s*\*{_CV}>\s*\(\s*&\s*"
+                 rf"(?P<x>[\w.\[\]>-]+?)\s*\)"),
     # reinterpret_cast<T&>(X), reinterpret_cast<const T &>(X)
-    re.compile(rf"reinterpret_cast\s*<{_CV}{_INTEGER}{_CV}\s*&\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
+    on_first_use(rf"reinterpret_cast\s*<{_CV}{_INTEGER}{_CV}\s*&\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
     # std::bit_cast<T>(X), cuda::std::bit_cast<T>(X)
-    re.compile(rf"(?:cuda::)?(?:std::)?bit_cast\s*<\s*{_INTEGER}\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
+    on_first_use(rf"(?:cuda::)?(?:std::)?bit_cast\s*<\s*{_INTEGER}\s*>\s*\(\s*(?P<x>[\w.\[\]>-]+?)\s*\)"),
 ]
 _INTRINSIC = on_first_use(r"(?P<f>__\w+_as_\w+)\s*\(")
 
@@ -106,7 +106,7 @@ def carried_format(operand: Operand, parsed: ParsedSource | None) -> tuple[str, 
     if parsed is None or parsed.text is None:
         return None
     for pattern in _READS:
-        match = pattern.fullmatch(expression)
+        match = pattern().fullmatch(expression)
         if match is None:
             continue
         inner = match["x"]

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from itertools import accumulate
 from typing import NamedTuple
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import (
     AsmStatement,
     PtxInstruction,
@@ -37,12 +38,12 @@ _LITERALS = STRING_PIECES
 _SEPARATORS = ";{}"
 BLANK = " \t\r\n\f\v"
 # What starts an instruction: a guard, or an opcode word followed by its modifiers or operands.
-_START = re.compile(r"@|([A-Za-z_][A-Za-z0-9_]*)(?=[.\s;]|$)", re.ASCII)
+_START = on_first_use(r"@|([A-Za-z_][A-Za-z0-9_]*)(?=[.\s;]|$)", re.ASCII)
 
 
 def _starts_instruction(text: str, pos: int) -> int | None:
     """End of the guard or opcode word that starts an instruction at ``pos``, else ``None``."""
-    m = _START.match(text, pos)
+    m = _START().match(text, pos)
     if m is None:
         return None
     if m.group(1) is not None and m.group(1) not in PTX_OPCODES:
@@ -58,7 +59,7 @@ _RUN_TOGETHER: TemplateMemo[bool] = TemplateMemo(4096)
 # one character class first (``@`` ends its match at once, by the look-behind), where
 # ``@|[A-Za-z_]...`` was a branch: the regular expression engine then skips the characters no
 # match starts at without trying the pattern at each (a wgmma template's scan: 8.0 -> 4.5 us).
-_OPCODE_TAIL = re.compile(r"[@A-Za-z_](?:(?<=@)|[A-Za-z0-9_]*(?=[.\s;]|$))", re.ASCII)
+_OPCODE_TAIL = on_first_use(r"[@A-Za-z_](?:(?<=@)|[A-Za-z0-9_]*(?=[.\s;]|$))", re.ASCII)
 
 
 _TAILS: dict[str, tuple[int, ...]] = {}
@@ -121,7 +122,7 @@ def _runs_together(ptx: PtxTemplate, text: str) -> bool:
     lows = [low for low, _ in ranges]
     reach = list(accumulate((high for _, high in ranges), max))
     known = _TAILS.get
-    scan = _OPCODE_TAIL.finditer
+    scan = _OPCODE_TAIL().finditer
     for pos, stop in _windows(ranges, text):
         for m in scan(text, pos):
             at = m.start()

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from ptxlint.frontends.cxx import headers
 from ptxlint.frontends.cxx.types import TypeResolver
 from ptxlint.frontends.extraction import ExtractionResult
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.ptx import parser as ptx_parser
 from ptxlint.ptx.protocols import SHARED_READ, SHARED_WRITE, STEP_WORDS, statement_events
@@ -61,7 +61,7 @@ MAX_HEADERS = 32  # per file
 # peak 114 -> 154 MB for 5.69 -> 5.61 s.
 KEPT = 256
 _parse_template = functools.lru_cache(maxsize=4096)(ptx_parser.parse_template)
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_WORD = on_first_use(r"[A-Za-z_]\w*")
 _ACCESSES = frozenset({SHARED_READ, SHARED_WRITE})
 
 
@@ -102,7 +102,7 @@ class Header:
                 continue
             # as recovered from the text, a name may come with its return type
             # (``nv_bfloat162 cvt_relu_bf16x2_f32``): its last word is the name
-            words = _WORD.findall(function_name(statement.context.function or ""))
+            words = _WORD().findall(function_name(statement.context.function or ""))
             if words:
                 found.add(words[-1])
         return frozenset(found)

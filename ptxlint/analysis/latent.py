@@ -44,6 +44,7 @@ from ptxlint import file_memos
 from ptxlint.frontends.cxx import preproc
 from ptxlint.frontends.cxx.host_code import specifier_macros
 from ptxlint.frontends.syntax_tree import ParsedSource, own_function_name
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.targets import no_toolkit_compiles
 
@@ -91,7 +92,7 @@ def latent_reason(statement: AsmStatement, parsed: ParsedSource | None) -> Laten
                          if preproc.evaluate_guards((g,), {}, ()) is False),
                         context.guards[-1])
             if statement.syntax == "llvm":  # a Python DSL's call: its guards are `if` tests
-                said = "; ".join(_SAID.findall(dead)) or " ".join(dead.split())
+                said = "; ".join(_SAID().findall(dead)) or " ".join(dead.split())
                 return Latent(f"in an if branch that no run takes ({said})")
             return Latent(f"{DEAD_BRANCH} ({_shown(dead)}): no build compiles it")
         if no_toolkit_compiles(context.guards):
@@ -131,7 +132,7 @@ def _uninvoked_macro(statement: AsmStatement, parsed: ParsedSource) -> Latent | 
     return Latent(f"in macro '{name}', which nothing in this file invokes")
 
 
-_PASTED = re.compile(rb"([A-Za-z_]\w*)\s*##|##\s*([A-Za-z_]\w*)")
+_PASTED = on_first_use(rb"([A-Za-z_]\w*)\s*##|##\s*([A-Za-z_]\w*)")
 
 
 def _pasted(data: bytes, name: str) -> bool:
@@ -142,12 +143,12 @@ def _pasted(data: bytes, name: str) -> bool:
     encoded = name.encode()
     return any(
         (piece := match.group(1) or match.group(2)) and piece in encoded
-        for match in _PASTED.finditer(data)
+        for match in _PASTED().finditer(data)
     )
 
 
 # what a Python front end's guard says in words (``0 /* use_native = False */``)
-_SAID = re.compile(r"/\* (.*?) \*/")
+_SAID = on_first_use(r"/\* (.*?) \*/")
 
 
 def _shown(guard: str) -> str:

@@ -23,7 +23,6 @@ compared.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,6 +31,7 @@ import tree_sitter
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
 
 __all__ = ["Overwrite", "overwritten_result", "place_of"]
@@ -39,8 +39,8 @@ __all__ = ["Overwrite", "overwritten_result", "place_of"]
 Node = tree_sitter.Node
 
 # A place the text names for certain: a variable, then constant subscripts and members.
-_PLACE = re.compile(r"[A-Za-z_]\w*(?:\[\d+[uUlL]*\]|\.[A-Za-z_]\w*)*")
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_PLACE = on_first_use(r"[A-Za-z_]\w*(?:\[\d+[uUlL]*\]|\.[A-Za-z_]\w*)*")
+_WORD = on_first_use(r"[A-Za-z_]\w*")
 # Block items that run nothing: comments and #pragma lines.
 _INERT = frozenset({"comment", "preproc_call"})
 # How many asm statements between the two are looked through (an unrolled MMA tile's).
@@ -62,11 +62,11 @@ def place_of(expression: str) -> str | None:
     text = "".join(expression.split())
     while text.startswith("(") and text.endswith(")"):
         text = text[1:-1]
-    return text if _PLACE.fullmatch(text) else None
+    return text if _PLACE().fullmatch(text) else None
 
 
 def _base(place: str) -> str:
-    match = _WORD.match(place)
+    match = _WORD().match(place)
     return match.group() if match is not None else place
 
 
@@ -236,4 +236,4 @@ def _unreadable(statement: AsmStatement) -> bool:
 
 
 def _names(expression: str, bases: set[str]) -> bool:
-    return any(word in bases for word in _WORD.findall(expression))
+    return any(word in bases for word in _WORD().findall(expression))

@@ -7,11 +7,11 @@ named."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ptxlint.analysis.effects import instruction_effects
 from ptxlint.analysis.template_refs import refs_of
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Operand, PtxOperand, PtxTemplate
 
 if TYPE_CHECKING:
@@ -96,13 +96,13 @@ def unreferenced_operands(
 # What makes evaluating an expression twice give two values the author may mean as two: a
 # call (`f(x)`, `rand()`), an increment or decrement, an assignment (`=`, `+=`, `<<=`,
 # Python's `:=`).
-_EFFECTFUL = re.compile(r"[\w\]]\(|\+\+|--|:=|<<=|>>=|[-+*/%&|^]=|(?<![=!<>])=(?!=)")
-_SPACE = re.compile(r"\s*([^\w\s])\s*")
+_EFFECTFUL = on_first_use(r"[\w\]]\(|\+\+|--|:=|<<=|>>=|[-+*/%&|^]=|(?<![=!<>])=(?!=)")
+_SPACE = on_first_use(r"\s*([^\w\s])\s*")
 
 
 def _spelling(expression: str) -> str:
     """The expression with no space a token does not need (``p [ 1 ]`` is ``p[1]``)."""
-    return _SPACE.sub(r"\1", " ".join(expression.split()))
+    return _SPACE().sub(r"\1", " ".join(expression.split()))
 
 
 def named_twin(statement: AsmStatement, operand: Operand) -> bool:
@@ -126,7 +126,7 @@ def named_twin(statement: AsmStatement, operand: Operand) -> bool:
     if operand.role != "input":
         return False
     text = _spelling(operand.expression)
-    if not text or _EFFECTFUL.search(text):
+    if not text or _EFFECTFUL().search(text):
         return False
     refs = refs_of(statement)
     if len(refs.referenced) != len(refs.refs) or not _refs_only(statement.ptx):

@@ -34,6 +34,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
+from ptxlint.lazy_regex import on_first_use
+
 __all__ = ["MacroJudge", "MacroUses", "RecordedJudge", "macro_uses", "specifier_uses"]
 
 
@@ -99,18 +101,18 @@ class RecordedJudge:
 # leading underscores allowed (``__CUDA_HOSTDEVICE__``, ``_CCCL_NODISCARD``); the keywords the
 # grammar reads (``__device__``, ``_Pragma``) are none. Only these pass through Python: a
 # tokenizer of the whole file cost four times the parse it saves (CUDA 13 headers).
-_CANDIDATES = re.compile(
+_CANDIDATES = on_first_use(
     r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
     r"|^[ \t]*#(?:\\\r?\n|[^\n])*|(?P<word>\b_*[A-Z][A-Z0-9_]*\b)",
     re.M | re.S,
 )
 # What a declaration's specifiers, its declarator or a statement may begin with.
-_NEXT = re.compile(r"\s*(?:[A-Za-z_]|::|~|\[\[)")
+_NEXT = on_first_use(r"\s*(?:[A-Za-z_]|::|~|\[\[)")
 # The characters a declaration's specifiers or a statement may follow, besides a word's (the
 # end of a declaration or statement, a brace, ``:`` of an access specifier or label, ``>`` of a
 # template head, ``)`` of an attribute or a condition, ``]]``).
 _BEFORE = frozenset(";{}:>)]")
-_WORD_BEFORE = re.compile(r"\w+$")
+_WORD_BEFORE = on_first_use(r"\w+$")
 # Words after which a word is an operand, not a declaration's start.
 _EXPRESSION_WORDS = frozenset(("return", "case", "goto", "sizeof", "co_return", "co_yield",
                                "throw", "new", "delete", "typeid", "alignof", "decltype"))
@@ -155,13 +157,13 @@ def macro_uses(text: str, judge: MacroJudge) -> MacroUses:
     pieces: list[tuple[int, int]] = []
     names: dict[str, str] = {}
     balance = 0
-    follows = _NEXT.match
+    follows = _NEXT().match
     # where the last comment, literal or directive ended, and whether a declaration may start
     # right after it (a literal ends an expression; the others leave what came before)
     quiet_end, quiet_open = 0, True
     # where the last string literal or template piece ended: a piece follows one
     string_end = -1
-    for m in _CANDIDATES.finditer(text):
+    for m in _CANDIDATES().finditer(text):
         start, end = m.span()
         if m.lastgroup != "word":
             if text[start] == '"':
@@ -225,7 +227,7 @@ def _template_piece(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 # What a call's scan acts on: literals and comments (stepped over), brackets, ``,`` and ``;``,
 # and a directive, where it gives up (a branch of the call's arguments under ``#if``).
-_CALL_TOKENS = re.compile(
+_CALL_TOKENS = on_first_use(
     r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|/\*.*?\*/|//[^\n]*"
     r"|(?P<directive>^[ \t]*\#)|(?P<mark>[()\[\]{},;])",
     re.M | re.S,
@@ -251,7 +253,7 @@ def statement_call(text: str, end: int) -> list[tuple[int, int]]:
     argument = at + 1  # where the argument being read starts
     statements = False  # whether it holds a ``;``
     any_statements = False
-    for m in _CALL_TOKENS.finditer(text, at, min(len(text), at + _CALL_REACH)):
+    for m in _CALL_TOKENS().finditer(text, at, min(len(text), at + _CALL_REACH)):
         if m.lastgroup == "directive":
             return []
         mark = m.group("mark")
@@ -287,19 +289,19 @@ def _argument_left_out(text: str, start: int, end: int, statements: bool
     while last > first and text[last] in " \t\r\n":
         last -= 1
     if not statements:
-        return [(start, end)] if _NAME.fullmatch(text, first, last + 1) else []
+        return [(start, end)] if _NAME().fullmatch(text, first, last + 1) else []
     if text[first] != "(" or text[last] != ")" or _closing(text, first, last) != last:
         return []
     return [(first, first + 1), (last, last + 1)]
 
 
-_NAME = re.compile(r"[A-Za-z_]\w*")
+_NAME = on_first_use(r"[A-Za-z_]\w*")
 
 
 def _closing(text: str, start: int, stop: int) -> int:
     """Where the ``(`` at ``start`` closes, looking no further than ``stop``; -1 where not."""
     depth = 0
-    for m in _CALL_TOKENS.finditer(text, start, stop + 1):
+    for m in _CALL_TOKENS().finditer(text, start, stop + 1):
         mark = m.group("mark")
         if mark in ("(", "[", "{"):
             depth += 1
@@ -377,7 +379,7 @@ def _may_precede(text: str, start: int) -> bool:
         return True
     last = text[k]
     if last == "_" or last.isalnum():
-        word = _WORD_BEFORE.search(text, max(0, k - 31), k + 1)
+        word = _WORD_BEFORE().search(text, max(0, k - 31), k + 1)
         return word is None or word.group() not in _EXPRESSION_WORDS
     if last not in _BEFORE:
         return False

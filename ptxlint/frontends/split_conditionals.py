@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import re
 
+from ptxlint.lazy_regex import on_first_use
+
 __all__ = ["closes_before", "pairs_up", "split_conditionals"]
 
 # Block and line comments, string and character literals (their braces are no braces), a
 # directive's logical line (continuations included) with its name, and the braces themselves.
-_TOKENS = re.compile(
+_TOKENS = on_first_use(
     rb"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
     rb"|^[ \t]*#[ \t]*(\w*)(?:\\\r?\n|[^\n])*|[{}]",
     re.M | re.S,
@@ -44,15 +46,15 @@ _OPENS = frozenset((b"if", b"ifdef", b"ifndef"))
 _ALTERNATIVES = frozenset((b"elif", b"else", b"elifdef", b"elifndef"))
 # Where a conditional directive may be, for the first, rough look (``_counts_unpaired``):
 # starting with its literal, the regex engine skips to each "#".
-_ROUGH = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|else|elifdef|elifndef|endif)\b")
-_ASM = re.compile(rb"\b(?:asm|__asm|__asm__)\b")
+_ROUGH = on_first_use(rb"#[ \t]*(if|ifdef|ifndef|elif|else|elifdef|elifndef|endif)\b")
+_ASM = on_first_use(rb"\b(?:asm|__asm|__asm__)\b")
 # An ``#endif`` line followed by a block's ``{``: where a conditional group may end a
 # declaration's head (``_head_groups``), for the first, rough look.
-_HEAD_BEFORE_BODY = re.compile(rb"#[ \t]*endif\b[^\n]*\n\s*\{")
+_HEAD_BEFORE_BODY = on_first_use(rb"#[ \t]*endif\b[^\n]*\n\s*\{")
 # A directive's logical line, with its name.
-_DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[ \t]*(\w*)(?:\\\r?\n|[^\n])*", re.M)
-_BRACE = re.compile(rb"[{}]")
-_NEVER = re.compile(rb"^[ \t]*#[ \t]*if[ \t]+0[ \t]*(?://.*|/\*.*)?$", re.M)
+_DIRECTIVE_LINE = on_first_use(rb"^[ \t]*#[ \t]*(\w*)(?:\\\r?\n|[^\n])*", re.M)
+_BRACE = on_first_use(rb"[{}]")
+_NEVER = on_first_use(rb"^[ \t]*#[ \t]*if[ \t]+0[ \t]*(?://.*|/\*.*)?$", re.M)
 
 
 class _Branch:
@@ -81,13 +83,13 @@ def split_conditionals(data: bytes) -> tuple[tuple[int, int], ...]:
     gives: they hold no brace."""
     if b"#" not in data or b"{" not in data:
         return ()
-    heads = _head_groups(data) if _HEAD_BEFORE_BODY.search(data) else []
+    heads = _head_groups(data) if _HEAD_BEFORE_BODY().search(data) else []
     if not _counts_unpaired(data):
         return tuple(heads)
     out: list[tuple[int, int]] = []
     stack: list[_Group] = []
     depth = low = 0  # the file's own, outside any group
-    for m in _TOKENS.finditer(data):
+    for m in _TOKENS().finditer(data):
         token = m.group()
         if token == b"{" or token == b"}":
             step = 1 if token == b"{" else -1
@@ -138,13 +140,13 @@ def _settle(data: bytes, group: _Group, out: list[tuple[int, int]]) -> _Branch |
         return branches[0]
     if len(branches) == 1:  # no #else: the group's absence is a branch too, an empty one
         branches.append(_Branch(group.directives[-1][0]))
-    keep = len(branches) - 1 if _NEVER.match(data, group.directives[0][0]) else 0
+    keep = len(branches) - 1 if _NEVER().match(data, group.directives[0][0]) else 0
     ends = [b.start for b in branches[1:]] + [group.directives[-1][0]]
     left: list[tuple[int, int]] = []
     for k, (branch, end) in enumerate(zip(branches, ends, strict=True)):
         if k == keep or branch.start == end:
             continue
-        if _ASM.search(data, branch.start, end):
+        if _ASM().search(data, branch.start, end):
             return None
         left.append((branch.start, end))
     left.extend(d for d in group.directives if not any(s <= d[0] < e for s, e in left))
@@ -163,13 +165,13 @@ def _head_groups(data: bytes) -> list[tuple[int, int]]:
     the preprocessor keeps one declarator. Only the text since the last brace or ``;`` before
     each ``#endif`` followed by a ``{`` is read: such a group holds neither."""
     out: list[tuple[int, int]] = []
-    for m in _HEAD_BEFORE_BODY.finditer(data):
+    for m in _HEAD_BEFORE_BODY().finditer(data):
         line_end = data.find(b"\n", m.start())
         since = max(data.rfind(b"{", 0, m.start()), data.rfind(b"}", 0, m.start()),
                     data.rfind(b";", 0, m.start())) + 1
         opens: list[int] = []
         start = closed = -1
-        for line in _DIRECTIVE_LINE.finditer(data, since, line_end):
+        for line in _DIRECTIVE_LINE().finditer(data, since, line_end):
             if line.group(1) in _OPENS:
                 opens.append(line.start())
             elif line.group(1) == b"endif" and opens:
@@ -187,14 +189,14 @@ def _kept_head(data: bytes, start: int, end: int) -> tuple[int, int] | None:
     its ``#endif`` line), as ``(start, end)``, where the group is alternative heads
     (``_head_groups``); None otherwise."""
     group = data[start:end]
-    if b"{" in group or b"}" in group or b";" in group or _ASM.search(group):
+    if b"{" in group or b"}" in group or b";" in group or _ASM().search(group):
         return None  # (an asm keyword: its statement must stay in the tree)
     before = data[max(0, start - 256):start].rstrip()
     if not before or not (before[-1:].isalnum() or before[-1:] in (b"_", b")")):
         return None
     if not data[end:end + 256].lstrip().startswith(b"{"):
         return None
-    lines = _DIRECTIVE_LINE.finditer(data, start, end)
+    lines = _DIRECTIVE_LINE().finditer(data, start, end)
     at, alternatives, first = start, 0, None
     for line in lines:
         if first is None and line.start() > at and data[at:line.start()].strip():
@@ -211,7 +213,7 @@ def closes_before(data: bytes, start: int, end: int) -> bool:
     lines aside) closes it on the way. ``if (c) {`` ``#if X`` ``}`` ``{ ... }`` ``#endif`` ``}``
     puts the second block inside the ``if`` in tree-sitter's reading, outside it wherever X
     holds: which one compiles the text does not say."""
-    return _ROUGH.search(data, start, end) is not None and _closed_at(data, start, end) != -1
+    return _ROUGH().search(data, start, end) is not None and _closed_at(data, start, end) != -1
 
 
 def pairs_up(data: bytes, start: int, end: int) -> bool:
@@ -226,7 +228,7 @@ def _closed_at(data: bytes, start: int, end: int) -> int:
     """Where the block opened at ``start`` closes, counting every brace before ``end`` (the
     end of the closing ``}``), or -1 where it stays open."""
     depth = 0
-    for m in _TOKENS.finditer(data, start, end):
+    for m in _TOKENS().finditer(data, start, end):
         token = m.group()
         if token == b"{":
             depth += 1
@@ -244,11 +246,11 @@ def _counts_unpaired(data: bytes) -> bool:
     all have some error, it costs a sixteenth of the exact scan and passes 4 files of 175."""
     stack: list[list[int]] = []
     at = 0
-    for m in _ROUGH.finditer(data):
+    for m in _ROUGH().finditer(data):
         if stack:
             closes = data.count(b"}", at, m.start())
             if closes and stack[-1][-1] == 0 and (
-                    first := _BRACE.search(data, at, m.start())) is not None \
+                    first := _BRACE().search(data, at, m.start())) is not None \
                     and first.group() == b"}":
                 return True  # the branch closes a block it did not open (``} else {``)
             stack[-1][-1] += data.count(b"{", at, m.start()) - closes

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ptxlint.constraints import is_array
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import Operand
 
 __all__ = ["SHARED_ADDRESS_HELPERS", "is_generic_pointer", "is_shared_offset", "llvm_space",
@@ -34,20 +35,20 @@ SHARED_ADDRESS_HELPERS = frozenset(
         "__as_ptr_remote_dsmem",  # libcu++ cuda::ptx (shared::cluster)
     }
 )
-_HELPER_CALL = re.compile(
+_HELPER_CALL = on_first_use(
     r"(?:::)?(?:[A-Za-z_]\w*::)*(" + "|".join(sorted(SHARED_ADDRESS_HELPERS)) + r")\s*\(",
     re.ASCII,
 )
-_ANY_HELPER = re.compile(r"\b(?:" + "|".join(sorted(SHARED_ADDRESS_HELPERS)) + r")\b", re.ASCII)
-_NAMED_CAST = re.compile(
+_ANY_HELPER = on_first_use(r"\b(?:" + "|".join(sorted(SHARED_ADDRESS_HELPERS)) + r")\b", re.ASCII)
+_NAMED_CAST = on_first_use(
     r"(?:static_cast|reinterpret_cast|const_cast)\s*<[^<>;]*(?:<[^<>;]*>)?[^<>;]*>\s*\("
 )
 _INTEGER_WORDS = (
     r"(?:const\s+|volatile\s+)*(?:std::)?(?:unsigned|signed|int|long|short|char|size_t|uintptr_t"
     r"|intptr_t|u?int(?:8|16|32|64)_t|uint|u32|u64)(?:\s+(?:int|long|char|short))*"
 )
-_C_CAST = re.compile(rf"\(\s*{_INTEGER_WORDS}\s*\)", re.ASCII)
-_FUNCTIONAL_CAST = re.compile(rf"{_INTEGER_WORDS}\s*\(", re.ASCII)
+_C_CAST = on_first_use(rf"\(\s*{_INTEGER_WORDS}\s*\)", re.ASCII)
+_FUNCTIONAL_CAST = on_first_use(rf"{_INTEGER_WORDS}\s*\(", re.ASCII)
 
 
 def _closing(text: str, open_index: int) -> int:
@@ -71,11 +72,11 @@ def strip_casts(expression: str) -> str:
         if text.startswith("(") and _closing(text, 0) == len(text) - 1:
             text = text[1:-1].strip()
             continue
-        m = _NAMED_CAST.match(text) or _FUNCTIONAL_CAST.match(text)
+        m = _NAMED_CAST().match(text) or _FUNCTIONAL_CAST().match(text)
         if m is not None and _closing(text, m.end() - 1) == len(text) - 1:
             text = text[m.end() : -1].strip()
             continue
-        m = _C_CAST.match(text)
+        m = _C_CAST().match(text)
         if m is not None:
             text = text[m.end() :].strip()
             continue
@@ -86,7 +87,7 @@ def strip_casts(expression: str) -> str:
 # NVPTX's LLVM address spaces (llvm/Support/NVPTXAddrSpace.h): a Python DSL's operand of type
 # ``!llvm.ptr<N>`` (``mlir_types``) holds an address of space N, never a generic one (0)
 _LLVM_SPACES = {1: "global", 3: "shared", 4: "const", 5: "local", 7: "shared::cluster"}
-_LLVM_POINTER = re.compile(r"ptr<(\d+)>")
+_LLVM_POINTER = on_first_use(r"ptr<(\d+)>")
 
 
 def llvm_space(operand: Operand) -> str | None:
@@ -95,7 +96,7 @@ def llvm_space(operand: Operand) -> str | None:
     ctype = operand.ctype
     if ctype is None or ctype.kind != "pointer":
         return None
-    m = _LLVM_POINTER.fullmatch(ctype.spelling)
+    m = _LLVM_POINTER().fullmatch(ctype.spelling)
     return _LLVM_SPACES.get(int(m.group(1))) if m is not None else None
 
 
@@ -105,7 +106,7 @@ def is_shared_offset(operand: Operand) -> bool:
     if llvm_space(operand) == "shared":
         return True
     text = strip_casts(operand.expression)
-    m = _HELPER_CALL.match(text)
+    m = _HELPER_CALL().match(text)
     if m is None:
         return False
     close = _closing(text, m.end() - 1)
@@ -118,7 +119,7 @@ def is_shared_offset(operand: Operand) -> bool:
 def is_generic_pointer(operand: Operand) -> bool:
     """The operand's value is a C++ pointer (a generic address); unknown counts as no."""
     expression = operand.expression
-    if _ANY_HELPER.search(expression):
+    if _ANY_HELPER().search(expression):
         return False
     if operand.ctype is not None:
         # an array's name decays to a pointer to its first element (`"l"(tile)`)

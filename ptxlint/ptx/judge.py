@@ -40,7 +40,7 @@ __all__ = ["DECLARED", "judge", "judge_renamed", "operand_class", "float_letters
 DECLARED: dict[str, str] = {"h": "b16", "r": "b32", "l": "b64", "q": "b128", "f": "f32",
                             "d": "f64"}
 _UNTYPED_FLOAT = {"f": "b32", "d": "b64"}
-_REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.*)", re.S)
+_REG_DECL = on_first_use(r"\.reg\s+\.(\w+)\s+(.*)", re.S)
 _CONST_INT = on_first_use(r"\s*\(?\s*(-?(?:0[xX][0-9A-Fa-f]+|[0-9]+))[uUlL]*\s*\)?\s*\Z")
 
 
@@ -54,7 +54,7 @@ def _declared_registers(statement: AsmStatement) -> dict[str, str]:
     for directive in statement.ptx.directives:
         if directive.name != ".reg":
             continue
-        m = _REG_DECL.match(directive.text)
+        m = _REG_DECL().match(directive.text)
         if m is None:
             continue
         for name in directive.declared:
@@ -131,7 +131,7 @@ _SPECIAL_CLASSES: dict[str, OperandClass] = {}
 # the newest known toolkit's; code guarded by a newer one (`__cccl_ptx_isa >= 940`) is written
 # for a newer toolkit, whose forms the grammar may not have, and is not judged.
 KNOWN_PTX_ISA = (ptx_for_cuda(NEWEST_KNOWN) or 0) * 10
-_PTX_ISA_GUARD = re.compile(r"__cccl_ptx_isa\s*(>=|>)\s*(\d+)")
+_PTX_ISA_GUARD = on_first_use(r"__cccl_ptx_isa\s*(>=|>)\s*(\d+)")
 
 
 def newer_ptx_isa(statement: AsmStatement) -> bool:
@@ -144,7 +144,7 @@ def _newer_ptx_isa(guards: tuple[str, ...]) -> bool:
     """Kept per chain of guards, which the statements of a function share: each instruction
     judged asks (a regular expression over every guard: 5,680 times over the CUDA headers)."""
     for guard in guards:
-        for op, number in _PTX_ISA_GUARD.findall(guard):
+        for op, number in _PTX_ISA_GUARD().findall(guard):
             if int(number) + (1 if op == ">" else 0) > KNOWN_PTX_ISA:
                 return True
     return False

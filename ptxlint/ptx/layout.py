@@ -9,9 +9,9 @@ These helpers answer those questions from the model only; nothing here re-parses
 from __future__ import annotations
 
 import bisect
-import re
 from typing import NamedTuple
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Edit, Span, Template, TemplatePiece
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 _BLANK = " \t\r\n\f\v"
-_PY_QUOTE = re.compile(r"[A-Za-z]{0,2}(\'\'\'|\"\"\"|\'|\")")
+_PY_QUOTE = on_first_use(r"[A-Za-z]{0,2}(\'\'\'|\"\"\"|\'|\")")
 
 
 # The kinds of template piece that are string literals (a C++ literal, raw or not; a Python
@@ -67,7 +67,7 @@ def literal_content(source_text: str, piece: TemplatePiece) -> Span | None:
     """
     text = source_text[piece.span.start : piece.span.end]
     if piece.kind == "pystring":  # a Python literal: prefix letters, then one of four quotes
-        m = _PY_QUOTE.match(text)
+        m = _PY_QUOTE().match(text)
         if m is None or not text.endswith(m.group(1)) or len(text) < m.end() + len(m.group(1)):
             return None
         return Span(piece.span.start + m.end(), piece.span.end - len(m.group(1)))

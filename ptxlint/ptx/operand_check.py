@@ -872,7 +872,7 @@ def _surface_data(instruction: PtxInstruction, position: int, *opcodes: str) -> 
     return instruction.opcode in opcodes and _SURFACE_DATA[instruction.opcode] == position
 
 
-_VECTOR_WORD = re.compile(r"[vx]([0-9]+)")
+_VECTOR_WORD = on_first_use(r"[vx]([0-9]+)")
 _SHAPE = on_first_use(r"m[0-9]+n([0-9]+)k[0-9]+")
 _DIMENSIONS = on_first_use(r"([0-9])d")
 
@@ -880,11 +880,11 @@ _DIMENSIONS = on_first_use(r"([0-9])d")
 def _vector_size(word: str) -> int | None:
     """The length a bound word gives a vector: ``v4``, ``x2`` (4, 2); a warpgroup shape's n
     (the accumulator grows with it); ``2d`` (a tensor's two coordinates)."""
-    m = _VECTOR_WORD.fullmatch(word) or _SHAPE().fullmatch(word) or _DIMENSIONS().fullmatch(word)
+    m = _VECTOR_WORD().fullmatch(word) or _SHAPE().fullmatch(word) or _DIMENSIONS().fullmatch(word)
     return int(m.group(1)) if m is not None else None
 
 
-_COUNT = re.compile(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
+_COUNT = on_first_use(r"([A-Za-z_]\w*)(?:([*/])([0-9]+))?\Z")
 
 
 # Where ptxas 13.0 reads a one-element vector as the scalar: the data of ld, ldu and st
@@ -957,7 +957,7 @@ def vector_count(count: str, binding: dict[str, str]) -> int | None:
 def _count_of(count: str) -> tuple[str, str]:
     """A vector length's variable and what scales it (``S/2``: ``("S", "/2")``); ``("", "")``
     where it is no such spelling. The grammar spells a few dozen."""
-    m = _COUNT.match(count)
+    m = _COUNT().match(count)
     if m is None:
         return "", ""
     return m.group(1), (m.group(2) or "") + (m.group(3) or "")

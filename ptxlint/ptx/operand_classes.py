@@ -4,7 +4,6 @@ type, and the verdict and issues the checker returns."""
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -30,7 +29,7 @@ Resolver = Callable[[PtxOperand], OperandClass]
 
 # PTX integer literals (PTX ISA "Constants"): hexadecimal, binary, octal (a leading 0, digits 0-7
 # only: "08" is no literal at all) and decimal, optionally unsigned.
-_INT = re.compile(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?\Z")
+_INT = on_first_use(r"-?(?:0[xX][0-9A-Fa-f]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?\Z")
 
 
 # Floating-point literals: ``0f`` + 8 hex digits is a .f32 bit pattern, ``0d`` + 16 a .f64 one;
@@ -87,7 +86,7 @@ def literal_fits(literal: str, operand: str) -> bool:
 
 
 def parse_immediate(text: str) -> int | None:
-    if not _INT.match(text):
+    if not _INT().match(text):
         return None
     body = text.rstrip("uU")
     negative = body.startswith("-")

@@ -7,9 +7,9 @@ carries destination facts, only ``destinations`` changes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import PtxInstruction, PtxOperand
 from ptxlint.ptx.effects import written_tuple
 
@@ -48,11 +48,11 @@ _PLAIN_MAX = 4096
 
 
 # a register with a video sub-word selector: `%0.b0`, `%1.b10`, `%2.h1`
-_SELECTED = re.compile(r"%([0-9]+)\.(?:b[0-3]{1,4}|h[01]{1,2})\Z")
+_SELECTED = on_first_use(r"%([0-9]+)\.(?:b[0-3]{1,4}|h[01]{1,2})\Z")
 
 
 def _selected(operand: PtxOperand) -> PtxOperand:
-    m = _SELECTED.match(operand.text) if operand.kind == "other" else None
+    m = _SELECTED().match(operand.text) if operand.kind == "other" else None
     if m is None:
         return operand
     return PtxOperand("ref", f"%{m.group(1)}", operand.start,

@@ -188,8 +188,8 @@ def _percent_scan(masked: str) -> list[int]:
     return [m.start() for m in _SCAN_EXTENDED().finditer(masked) if masked[m.start()] != "%"]
 # Identifier-ish names; `%=` may sit inside one in extended asm (`L%=`, `r_%=`).
 _NAME = rf"(?:[A-Za-z]|%=|[_$%](?=[\w$]|%=))(?:[\w$]|%=)*{_P}"
-_LABEL = re.compile(rf"({_NAME})\s*:(?!:)", _A)
-_IDENT = re.compile(_NAME, _A)
+_LABEL = on_first_use(rf"({_NAME})\s*:(?!:)", _A)
+_IDENT = on_first_use(_NAME, _A)
 
 # Mnemonic characters include `%` (a "C"-constraint splice such as `ld.%2`) and the hole, so a
 # mnemonic with either still parses into one word and the instruction can be marked opaque.
@@ -197,9 +197,9 @@ _MNCH = rf"[\w$%{HOLE}]"
 # a word goes on after `.`, `::`, and a `:` before a digit (tcgen05's `.sp::2:4`, PTX ISA 9.4)
 _SEP = r"(?:\.|::|:(?=[0-9]))"
 _MNEMONIC_RE = rf"(?:[A-Za-z_${HOLE}]|%(?=[\w$%]))(?:{_MNCH})*{_P}(?:{_SEP}{_MNCH}*{_P})*{_P}"
-_MNEMONIC = re.compile(_MNEMONIC_RE, _A)
+_MNEMONIC = on_first_use(_MNEMONIC_RE, _A)
 # ptxas also reads `prmt .b32 %0, ...` (CUTLASS writes it): modifiers after a space.
-_MNEMONIC_TAIL = re.compile(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:{_SEP}{_MNCH}*{_P})*{_P}", _A)
+_MNEMONIC_TAIL = on_first_use(rf"\.[A-Za-z_]{{1}}(?:{_MNCH})*{_P}(?:{_SEP}{_MNCH}*{_P})*{_P}", _A)
 # A template that is one instruction and its ';', no comment, guard, label (the mnemonic's first
 # word ends at a '.') or brace but a vector's: its mnemonic, then its operands and ';' (two
 # patterns, where Python 3.10's backtracking made one quadratic in the blanks after a mnemonic).
@@ -207,7 +207,7 @@ _ONE_MNEMONIC = re.compile(rf"\s*(?=[A-Za-z][\w$]*{_P}\.)({_MNEMONIC_RE})", _A)
 _PLAIN = rf"[^;{{}}]*{_P}"
 _ONE_OPERANDS = re.compile(rf"({_PLAIN}(?:\{{{_PLAIN}\}}{_PLAIN})*{_P});\s*{_P}", _A)
 # A pending statement that is just `[guard] mnemonic`: a `{` after it opens a vector operand.
-_MNEMONIC_ONLY = re.compile(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
+_MNEMONIC_ONLY = on_first_use(rf"(?:@\s*!?\s*[^\s{{}};]+\s+)?{_MNEMONIC_RE}\s*", _A)
 
 _WORD_EXTENDED = rf"(?:%\[[\w$]*\]?|[^\s,\[\]{{}}()|!+\-;])+{_P}"
 _WORD_BASIC = r"[^\s,\[\]{}()|!+\-;]+"
@@ -229,13 +229,13 @@ _OPERAND_TOKEN_EXTENDED = re.compile(
     rf"\s*(?:(?P<refs>\{{\s*{_P}%[0-9]+{_P}(?:\s*{_P},\s*{_P}%[0-9]+{_P})*{_P}\s*{_P}\}})"
     rf"|(?P<num>{_NUMBER})|(?P<word>{_WORD_EXTENDED})|(?P<punct>\S))", _A
 )
-_OPERAND_TOKEN_BASIC = re.compile(
+_OPERAND_TOKEN_BASIC = on_first_use(
     rf"\s*(?:(?P<num>{_NUMBER})|(?P<word>{_WORD_BASIC})|(?P<punct>\S))", _A
 )
 
 _REF = on_first_use(r"%([A-Za-z]?)([0-9]+)", _A)
 _NAMED_REF = on_first_use(r"%\[[\w$]*\]?", _A)
-_SPECIAL = re.compile(
+_SPECIAL = on_first_use(
     r"%(?:clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?|n?tid|n?ctaid|laneid|n?warpid|n?smid"
     r"|gridid|lanemask_(?:eq|le|lt|ge|gt)|pm[0-7](?:_64)?|envreg(?:[12]?[0-9]|3[01])"
     r"|(?:dynamic|total|aggr)_smem_size|reserved_smem_offset_(?:begin|end|cap|[01])"
@@ -244,10 +244,10 @@ _SPECIAL = re.compile(
     _A,
 )
 
-_DIRECTIVE_NAME = re.compile(r"\.[\w$]*", _A)
+_DIRECTIVE_NAME = on_first_use(r"\.[\w$]*", _A)
 # The directive's own dotted words and their numeric arguments (`.shared .align 16 .b8`).
-_DECL_PREFIX = re.compile(r"(?:\s*\.[\w$]*(?:\s+[0-9]+)?)*\s*", _A)
-_DECLARATOR = re.compile(rf"\s*((?:%%)?{_NAME})(?:\s*<\s*([0-9]+)\s*>)?", _A)
+_DECL_PREFIX = on_first_use(r"(?:\s*\.[\w$]*(?:\s+[0-9]+)?)*\s*", _A)
+_DECLARATOR = on_first_use(rf"\s*((?:%%)?{_NAME})(?:\s*<\s*([0-9]+)\s*>)?", _A)
 _DECLARING = frozenset(
     {".reg", ".pred", ".shared", ".local", ".param", ".global", ".const", ".sreg", ".tex"}
 )
@@ -380,7 +380,7 @@ class _Parser:
         self.region_end = 0
         self.branch = False
         self.open_closers: list[str] = []
-        self.operand_token = _OPERAND_TOKEN_EXTENDED if extended else _OPERAND_TOKEN_BASIC
+        self.operand_token = _OPERAND_TOKEN_EXTENDED if extended else _OPERAND_TOKEN_BASIC()
 
     def run(self) -> PtxTemplate:
         self._mask_comments()
@@ -504,7 +504,7 @@ class _Parser:
         masked = self.masked
         pos = _skip_ws(masked, start, end)
         while pos < end:
-            m = _LABEL.match(masked, pos, end)
+            m = _LABEL().match(masked, pos, end)
             if m is None:
                 break
             if record:
@@ -524,14 +524,14 @@ class _Parser:
             j -= 1
         if masked[j] in ",=":
             return True
-        if _MNEMONIC_ONLY.fullmatch(masked, pos, i) is not None:
+        if _MNEMONIC_ONLY().fullmatch(masked, pos, i) is not None:
             return True
         # `setp.ne.u32 q, %1, 0` then `@q st.global.v2.u32 [%0], {%1, %2};` on the next line
         # (or glued to it): a ';' missing where the statement splits, and the brace the second
         # instruction's operand, as it is with the ';' (not a scope that would leave that
         # instruction without operands: one defect, reported once, by PTX205)
         m = last_split(masked, pos, i)
-        return m is not None and _MNEMONIC_ONLY.fullmatch(
+        return m is not None and _MNEMONIC_ONLY().fullmatch(
             masked, m.start("guard") if m.group("guard") else m.start("op"), i) is not None
 
     # ------------------------------------------------------------------ statements
@@ -585,7 +585,7 @@ class _Parser:
                 word = m.group("directive")
             else:
                 after = m.start("guard") if m.group("guard") else m.start("op")
-                word_end = _MNEMONIC.match(self.masked, m.start("op"), end)
+                word_end = _MNEMONIC().match(self.masked, m.start("op"), end)
                 word = self.text[m.start("op") : word_end.end() if word_end else m.end("op")]
             self._statement(pos, first_end, terminated=False)
             where = ("on the next line" if m.group("prev") else
@@ -603,12 +603,12 @@ class _Parser:
 
     def _directive(self, pos: int, end: int, stop: int) -> None:
         masked = self.masked
-        m = _DIRECTIVE_NAME.match(masked, pos, end)
+        m = _DIRECTIVE_NAME().match(masked, pos, end)
         assert m is not None  # masked[pos] == "."
         name = m.group()
         declared: tuple[str, ...] = ()
         if name in _DECLARING:
-            prefix = _DECL_PREFIX.match(masked, pos, end)
+            prefix = _DECL_PREFIX().match(masked, pos, end)
             assert prefix is not None  # the pattern matches the empty string
             declared = self._declarators(prefix.end(), end)
         self.directives.append(
@@ -627,7 +627,7 @@ class _Parser:
             elif c in "]})>":
                 nesting = max(0, nesting - 1)
             elif c == "," and (nesting == 0 or i == end):
-                m = _DECLARATOR.match(masked, piece, i)
+                m = _DECLARATOR().match(masked, piece, i)
                 if m is not None:
                     size = m.group(2)
                     name = self.text[m.start(1) : m.end(1)]
@@ -653,7 +653,7 @@ class _Parser:
                 register = self._word(g.start(2), g.end(2))
             predicate = PtxPredicate(register, bool(g.group(1)), pos, g.end())
             pos = _skip_ws(masked, g.end(), end)
-        mn = _MNEMONIC.match(masked, pos, end) if pos < end else None
+        mn = _MNEMONIC().match(masked, pos, end) if pos < end else None
         if mn is None:
             self._problem("expected an instruction or directive", start, max(stop, start + 1))
             return
@@ -662,7 +662,7 @@ class _Parser:
         mnemonic = text[mn.start():mn.end()]
         mnemonic_end = mn.end()
         after = _skip_ws(masked, mnemonic_end, end)
-        if after > mnemonic_end and (tail := _MNEMONIC_TAIL.match(masked, after, end)):
+        if after > mnemonic_end and (tail := _MNEMONIC_TAIL().match(masked, after, end)):
             mnemonic += text[tail.start():tail.end()]
             mnemonic_end = tail.end()
         self._make_instruction(mnemonic, predicate, start, end, stop, mn.start(), mnemonic_end,
@@ -977,8 +977,8 @@ class _Parser:
                     return _make_operand("ref", word, start, end, ref=int(ref.group(2)))
                 if _NAMED_REF().fullmatch(word):
                     return _make_operand("ref", word, start, end)
-        if _SPECIAL.fullmatch(name):
+        if _SPECIAL().fullmatch(name):
             return _make_operand("special", word, start, end)
-        if _IDENT.fullmatch(self.masked[start:end] if self.llvm and "${" in name else name):
+        if _IDENT().fullmatch(self.masked[start:end] if self.llvm and "${" in name else name):
             return _make_operand("label" if self.branch else "register", word, start, end)
         return _make_operand("other", word, start, end)

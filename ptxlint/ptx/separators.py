@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ptxlint.lazy_regex import on_first_use
 from ptxlint.ptx.opcodes import PTX_OPCODES
 
 __all__ = ["first_missing", "last_split", "splits"]
@@ -24,7 +25,7 @@ __all__ = ["first_missing", "last_split", "splits"]
 # or an opcode glued to a number, `]` or `)` by adjacent string pieces. Group `prev`: the
 # line's last character; `guard`: the guard; `op`: the opcode word; `directive`: the
 # declaration's name.
-MISSING_SEMICOLON = re.compile(
+MISSING_SEMICOLON = on_first_use(
     r"(?:(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*|(?<=[0-9\])]))"
     # (a line's opcode may be spaced from its modifiers, `xor .b32`, as ptxas reads them)
     r"(?:(?P<guard>@!?%{0,2}\w+\s+)?(?P<op>[a-z][a-z0-9_]*)(?(prev)(?=[ \t]*\.[a-z])|(?=\.[a-z]))"
@@ -48,7 +49,7 @@ _HEAD = re.compile(r"\s*(?:@!?%{0,2}\w+\s+)?[A-Za-z_$%][\w.:$%]*", re.ASCII)
 # `call` too): no operand list goes on with such a word, and a label is followed by ':'. Its
 # word has no '.' after it, so ``first_missing``'s search, which stops at the last '.', does
 # not reach it; it is looked for apart, in a statement with a line break and one of the words.
-_BARE = re.compile(
+_BARE = on_first_use(
     r"(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*(?P<guard>@!?%{0,2}\w+\s+)?"
     r"(?P<op>bra|ret|exit|trap|brkpt|call)(?=[\s;]|\Z)(?P<directive>(?!))?", re.ASCII)
 _BARE_WORDS = ("bra", "ret", "exit", "trap", "brkpt", "call")
@@ -57,16 +58,16 @@ _BARE_WORDS = ("bra", "ret", "exit", "trap", "brkpt", "call")
 def _guarded_bare(text: str, pos: int, end: int) -> re.Match[str] | None:
     if text.find("\n", pos, end) < 0 or not any(text.find(w, pos, end) >= 0 for w in _BARE_WORDS):
         return None
-    m = _BARE.search(text, pos + 1, end)
+    m = _BARE().search(text, pos + 1, end)
     while m is not None and m.group("op") == "call" and m.group("guard") is None:
-        m = _BARE.search(text, m.end(), end)  # (an unguarded `call` may go on a list's line)
+        m = _BARE().search(text, m.end(), end)  # (an unguarded `call` may go on a list's line)
     return m
 
 
 # A label at the start of the next line (`ld.f32 x, [%1]` then `retry:`): a statement starts
 # with it, and no operand list goes on with a word and ':' (`::` is a state space's), so the
 # line before lacks its ';'. Groups as ``MISSING_SEMICOLON``'s (`op`: the label's name).
-_LABEL_LINE = re.compile(
+_LABEL_LINE = on_first_use(
     r"(?P<prev>[\w\])}])[ \t\r\f\v]*\n\s*(?P<guard>(?!))?(?P<op>[A-Za-z_$%][\w$]*)"
     r"(?=[ \t]*:(?!:))(?P<directive>(?!))?", re.ASCII)
 
@@ -74,7 +75,7 @@ _LABEL_LINE = re.compile(
 def _label_line(text: str, pos: int, end: int) -> re.Match[str] | None:
     if text.find("\n", pos, end) < 0 or text.find(":", pos, end) < 0:
         return None
-    return _LABEL_LINE.search(text, pos + 1, end)
+    return _LABEL_LINE().search(text, pos + 1, end)
 
 
 def _first(*found: re.Match[str] | None) -> re.Match[str] | None:
@@ -109,9 +110,9 @@ def first_missing(masked: str, pos: int, end: int) -> re.Match[str] | None:
     if last_dot == -1:
         return bare
     limit = last_dot + 2
-    m = MISSING_SEMICOLON.search(masked, pos + 1, limit)
+    m = MISSING_SEMICOLON().search(masked, pos + 1, limit)
     while m is not None and not _starts_another(m):
-        m = MISSING_SEMICOLON.search(masked, m.end(), limit)
+        m = MISSING_SEMICOLON().search(masked, m.end(), limit)
     return _first(m, _same_line(masked, pos, limit), bare)
 
 
@@ -124,7 +125,7 @@ def splits(text: str, pos: int, semi: int) -> bool:
     last_dot = text.rfind(".", pos + 1, semi - 1)
     if last_dot == -1:
         return False
-    search = (MISSING_SEMICOLON if "\n" in text else _GLUED).search
+    search = (MISSING_SEMICOLON() if "\n" in text else _GLUED).search
     found = search(text, pos + 1, last_dot + 2)
     while found is not None:
         if _starts_another(found):

@@ -93,7 +93,7 @@ ARCHES: tuple[int, ...] = (
     120,
     121,
 )
-_ARCH_MACRO = re.compile(
+_ARCH_MACRO = on_first_use(
     r"__CUDA_ARCH(?:__|_FEAT_SM\w*|_SPECIFIC__|_FAMILY_SPECIFIC__|_LIST__|_HAS_FEATURE__)"
     r"|__NVCOMPILER_CUDA_ARCH__|NV_PROVIDES_SM|NV_IS_"
 )
@@ -104,7 +104,7 @@ def names_architecture(guard: str) -> bool:
     ``__CUDA_ARCH_FEAT_SM90_ALL``/``__CUDA_ARCH_SPECIFIC__`` family, NVHPC's and CCCL's target
     tests): an arch guard, which ``-arch`` decides and a ``-D`` never should. A project's own
     macro named like one (``CUTLASS_ARCH_MMA_SM90_ENABLED``) is not: its header decides it."""
-    return _ARCH_MACRO.search(guard) is not None
+    return _ARCH_MACRO().search(guard) is not None
 
 
 class Target(NamedTuple):
@@ -375,16 +375,16 @@ def _fires(conditions: tuple[str, ...], target: Target) -> bool:
 # `#if CUDA_VERSION < 9000`) is history, not a target to lint for.
 _TOOLKITS = tuple((major, minor) for major in (11, 12, 13) for minor in range(10))
 OLDEST_TOOLKIT = _TOOLKITS[0]
-_TOOLKIT_MACRO = re.compile(
+_TOOLKIT_MACRO = on_first_use(
     r"__CUDACC_VER_MAJOR__|__CUDACC_VER_MINOR__|CUDA_VERSION|CUDART_VERSION"
 )
 # and CCCL's PTX ISA version, which its headers set from the toolkit's
-_ISA_MACRO = re.compile(r"__cccl_ptx_isa")
+_ISA_MACRO = on_first_use(r"__cccl_ptx_isa")
 
 
 def toolkit_tested(guards: tuple[str, ...]) -> bool:
     """Whether a guard tests the toolkit's version (or CCCL's PTX ISA version) by name."""
-    return any(_TOOLKIT_MACRO.search(g) or _ISA_MACRO.search(g) for g in guards)
+    return any(_TOOLKIT_MACRO().search(g) or _ISA_MACRO().search(g) for g in guards)
 
 
 def _toolkit_defines(major: int, minor: int) -> Mapping[str, int | None]:
@@ -404,7 +404,7 @@ _TOOLKIT_SAMPLE = tuple(
 @functools.lru_cache(maxsize=4096)
 def no_toolkit_compiles(guards: tuple[str, ...]) -> bool:
     """Whether every supported CUDA toolkit leaves the branch out (a guard is false for each)."""
-    about_toolkit = tuple(g for g in guards if _TOOLKIT_MACRO.search(g))
+    about_toolkit = tuple(g for g in guards if _TOOLKIT_MACRO().search(g))
     if not about_toolkit:
         return False
     return all(
@@ -634,7 +634,7 @@ _HOST_PASS = _host_defines()
 # A function-like macro call the evaluator cannot expand (`_CCCL_CUDA_COMPILER(NVHPC)`) becomes
 # one unknown identifier, so `unknown || __CUDA_ARCH__ >= 900` still decides for sm_90. An
 # operator's alternative spelling before a parenthesis (`and (__CUDA_ARCH__ >= 1000)`) is none.
-_CALL = re.compile(
+_CALL = on_first_use(
     r"\b(?!(?:defined|and|or|not|bitand|bitor|xor|compl|not_eq)\b)[A-Za-z_]\w*\s*\([^()]*\)"
 )
 
@@ -656,7 +656,7 @@ def _rewritten(guard: str) -> str:
     if "(" in guard:
         if "__CUDA_ARCH_HAS_FEATURE__" in guard:
             guard = _HAS_FEATURE().sub(r"__CUDA_ARCH_FEAT_\1", guard)
-        guard = _CALL.sub("__ptxlint_unknown__", guard)
+        guard = _CALL().sub("__ptxlint_unknown__", guard)
     return guard
 
 
@@ -670,7 +670,7 @@ def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = 
         return True
     # `__CUDACC_VER_MAJOR__ >= 12 && __CUDA_ARCH__ >= 900`: compiled for the target when some
     # supported toolkit compiles it (the newest and the oldest of each major release decide).
-    if not any(_TOOLKIT_MACRO.search(g) for g in guards):
+    if not any(_TOOLKIT_MACRO().search(g) for g in guards):
         return False
     return any(
         _held(guards, target, toolkit, unknown_holds) for toolkit in range(len(_TOOLKIT_SAMPLE))
@@ -680,7 +680,7 @@ def compiled_for(guards: tuple[str, ...], target: Target, unknown_holds: bool = 
 # A project's own architecture macro, defined in a header this file does not include (NCCL's
 # NCCL_CUDA_ARCH_SPECIFIC, set from __CUDA_ARCH_SPECIFIC__ in device.h; CUTLASS_ARCH_MMA_SM90_*):
 # undecided, it may well choose the target, so it never counts as holding.
-_ARCH_LIKE = re.compile(r"[A-Za-z0-9_]*(?:ARCH|SM_?[0-9]{2,3})[A-Za-z0-9_]*")
+_ARCH_LIKE = on_first_use(r"[A-Za-z0-9_]*(?:ARCH|SM_?[0-9]{2,3})[A-Za-z0-9_]*")
 
 
 _NO_TOOLKIT = -1  # the target's own defines, no toolkit version sampled
@@ -738,7 +738,7 @@ def _names_arch(guard: str) -> bool:
         if len(_NAMES_ARCH) >= _VALUES_KEPT:
             _NAMES_ARCH.clear()
         known = _NAMES_ARCH[guard] = bool(
-            _ARCH_MACRO.search(guard) or _ARCH_LIKE.search(guard)
+            _ARCH_MACRO().search(guard) or _ARCH_LIKE().search(guard)
         )
     return known
 

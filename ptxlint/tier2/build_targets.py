@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from ptxlint.lazy_regex import on_first_use
 
 if TYPE_CHECKING:
     from ptxlint.rule import RuleContext
     from ptxlint.tier2.compile_db import CompileDb
 
-_TARGET = re.compile(r"(?:sm|compute)_(\d+[af]?)\Z")
-_KEY = re.compile(r"(arch|code)=(\[[^\]]*\]|[^,]*)")
+_TARGET = on_first_use(r"(?:sm|compute)_(\d+[af]?)\Z")
+_KEY = on_first_use(r"(arch|code)=(\[[^\]]*\]|[^,]*)")
 
 # path (real, absolute) -> the targets of its compile command, normalized (``Config.arch``)
 BuildTargets = Mapping[str, tuple[str, ...]]
@@ -41,7 +42,7 @@ def command_targets(argv: Sequence[str]) -> tuple[str, ...]:
 
     known: list[str] = []
     for value in values:
-        match = _TARGET.match(value.strip())
+        match = _TARGET().match(value.strip())
         if match is None:
             continue
         try:
@@ -54,7 +55,7 @@ def command_targets(argv: Sequence[str]) -> tuple[str, ...]:
 def _gencode_passes(value: str) -> list[str]:
     """``arch=compute_80,code=[sm_80,sm_86]`` -> ``["compute_80"]``: the pass's virtual
     architecture; ``code=`` only where ``arch=`` is missing."""
-    fields = {key: text.strip("[]") for key, text in _KEY.findall(value)}
+    fields = {key: text.strip("[]") for key, text in _KEY().findall(value)}
     return fields.get("arch", fields.get("code", "")).split(",")
 
 

@@ -404,10 +404,10 @@ def _line_starts(text: str) -> list[int]:
     """Where each line starts: 0, and one past each "\n" (found by one regex scan: a ``find``
     per line from Python took 18 ms for the three GMMA headers of CUTLASS, 60,000 lines
     each, whose definitions were looked up; this takes 10)."""
-    return [0, *[m.end() for m in _NEWLINE.finditer(text)]]
+    return [0, *[m.end() for m in _NEWLINE().finditer(text)]]
 
 
-_NEWLINE = re.compile("\n")
+_NEWLINE = on_first_use("\n")
 
 
 def _line_of(starts: list[int], offset: int) -> int:

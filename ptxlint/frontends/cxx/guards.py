@@ -24,7 +24,7 @@ from ptxlint.lazy_regex import on_first_use
 
 # Starts with its literal, so that the regex engine skips to each "NV_"; the word boundary
 # before it is checked per match (a leading ``\b`` made it try every character).
-_NV_CALL = re.compile(r"(NV_(?:IF_TARGET|IF_ELSE_TARGET|DISPATCH_TARGET))\s*\(")
+_NV_CALL = on_first_use(r"(NV_(?:IF_TARGET|IF_ELSE_TARGET|DISPATCH_TARGET))\s*\(")
 _WORD_CHAR = on_first_use(r"\w")
 # What ``_nv_calls`` acts on inside a call; the rest of an argument is skipped in one search, not
 # a character at a time (the scan's Python loop was a third of the CUDA headers' guard reading).
@@ -72,7 +72,7 @@ def _nv_calls(text: str) -> list[_NvCall]:
     call whose ``(`` an enclosing call reads as inside a literal is read alone."""
     word = _WORD_CHAR().match
     matches = [
-        m for m in _NV_CALL.finditer(text) if not (m.start() > 0 and word(text, m.start() - 1))
+        m for m in _NV_CALL().finditer(text) if not (m.start() > 0 and word(text, m.start() - 1))
     ]
     if not matches:
         return []
@@ -209,7 +209,7 @@ def _skip_literal(text: str, i: int) -> int:
 
 # ----------------------------------------------------------------------------- #if blocks
 
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+_DIRECTIVE = on_first_use(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
 _COMMENT = on_first_use(r"/\*.*?\*/|//.*$")
 # Conditions read around a statement: the outermost MAX_NESTING levels of nested #if blocks,
 # and in a branch after an #elif chain the first MAX_ELIFS conditions negated. Past either,
@@ -312,12 +312,12 @@ def _branches(text: str, hidden: BlockComments | None = None) -> list[Branch]:
 # from the regex engine's literal search, which is the faster of the two on source text (over
 # the asm files of the CUDA 13 headers and CUTLASS include/, 13.6 MB: 11.1 -> 6.7 ms, and
 # 9.8 -> 6.4 ms, best of 5).
-_CONTINUED = re.compile(r"\\\n")
+_CONTINUED = on_first_use(r"\\\n")
 _NV = re.compile("NV_")
 
 
 def _continued(text: str) -> bool:
-    return _CONTINUED.search(text) is not None
+    return _CONTINUED().search(text) is not None
 
 
 def _directive_lines(
@@ -365,7 +365,7 @@ def _conditional_lines(
                     following = n
                 line = line[:-1] + " " + text[end + 1 : following]
                 end = following
-            m = _DIRECTIVE.match(line)
+            m = _DIRECTIVE().match(line)
             if m is not None:
                 yield start, end + 1, m
             at = find("#", end + 1) if end < n else -1
@@ -375,7 +375,8 @@ def _conditional_lines(
 
 # ``_DIRECTIVE`` from its `#` on, multi-line: a pattern that starts with its literal is searched
 # from one `#` to the next, where a `^`-anchored one was tried at every character of the text.
-_DIRECTIVE_FROM_HASH = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.MULTILINE)
+_DIRECTIVE_FROM_HASH = on_first_use(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$",
+                                    re.MULTILINE)
 
 
 def _plain_conditional_lines(
@@ -388,7 +389,7 @@ def _plain_conditional_lines(
     include/ together: 59 ms with the anchored multi-line scan, 20 ms so."""
     rfind = text.rfind
     hides = hidden.hides if hidden else None  # (its truth is a Python call: asked once)
-    for m in _DIRECTIVE_FROM_HASH.finditer(text):
+    for m in _DIRECTIVE_FROM_HASH().finditer(text):
         at = m.start()
         start = rfind("\n", 0, at) + 1
         if start != at and text[start:at].strip(" \t"):

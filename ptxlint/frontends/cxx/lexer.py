@@ -40,7 +40,7 @@ _TOKEN = on_first_use(_SKIPPED + "|" + _TOKENS, re.S | re.X)  # for identifiers(
 # run is what consecutive ``_TOKEN`` matches of ws/comments would take (each repetition tries the
 # alternatives in the same order, and since a token or the end always follows, nothing
 # backtracks into it); the token part is optional, for the end of the text.
-_NEXT = re.compile(
+_NEXT = on_first_use(
     "(?:" + re.sub(r"\(\?P<\w+>", "(?:", _SKIPPED) + ")*(?:" + _TOKENS + ")?", re.S | re.X
 )
 
@@ -60,7 +60,7 @@ class Token(NamedTuple):
 
 _new_token = tuple.__new__  # what Token's generated __new__ calls, without its Python frame
 
-# For scanners that inline ``tokens`` (the statement reader's hot loop): one ``NEXT_TOKEN``
+# For scanners that inline ``tokens`` (the statement reader's hot loop): one ``NEXT_TOKEN()``
 # match per token, its ``lastgroup`` the kind ("delim" meaning "raw"), and
 # ``new_token(Token, (kind, text, start, end))`` the token.
 NEXT_TOKEN = _NEXT
@@ -72,7 +72,7 @@ def tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[Token]
     stop = len(text) if end is None else end
     # Each match starts where the last one ended: a character always follows the skipped run
     # (the last alternative takes any), so only the final match, at the end, can be empty.
-    for m in _NEXT.finditer(text, start, stop):
+    for m in _NEXT().finditer(text, start, stop):
         kind = m.lastgroup
         if kind is None:
             return  # only blanks and comments were left

@@ -142,7 +142,7 @@ _OPERAND_TAIL = _BLANKS + r'(?P<sep>[,:)"\[])?'
 _PLAIN_OPERAND = re.compile(_OPERAND_HEAD + rf"(?P<expr>{_nested(2)})\)" + _OPERAND_TAIL)
 
 
-_PLAIN_HEAD = re.compile(_OPERAND_HEAD)
+_PLAIN_HEAD = on_first_use(_OPERAND_HEAD)
 
 
 # an operand whose constraint is one identifier, a macro (``__LDG_PTR (ptr)``), up to its
@@ -725,7 +725,7 @@ def _read_operands(
             close = expr_at + len(expr)
             tail = m
         else:
-            head = _PLAIN_HEAD.match(text, pos)
+            head = _PLAIN_HEAD().match(text, pos)
             if head is None:
                 m = _PLAIN_SEP.match(text, pos)  # an empty operand, or the section's end
                 if m is not None:

@@ -41,7 +41,7 @@ _FUNCTION_WORDS = re.compile(r"[A-Za-z_$][\w$]*")  # the identifiers of a header
 # (Each line's run of plain characters is taken whole, ``[^\n\\]*``: one that tried a splice
 # before every character took 1.5x as long, 0.78 against 0.52 ms over the 120 spellings
 # holding a '/' or '#' that the CUDA 13 headers' asm files read.)
-_HEADER_NOISE = re.compile(
+_HEADER_NOISE = on_first_use(
     r"/\*.*?\*/"
     r"|//[^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*"
     r"|^[ \t]*#[^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*",
@@ -94,7 +94,7 @@ _CONTROL_WORDS = {"if", "while", "for", "switch"}
 _STATEMENT_WORDS = {"else", "do", "return", "case", "default"}
 
 
-_MAYBE_DECLARATOR_END = re.compile(r"[/#\"']")  # a comment, directive or literal: tokenize
+_MAYBE_DECLARATOR_END = on_first_use(r"[/#\"']")  # a comment, directive or literal: tokenize
 
 
 _DECLARATOR_END = on_first_use(r"[\w$\])]$")
@@ -106,7 +106,7 @@ def follows_declarator(text: str, offset: int) -> bool:
     the token before the keyword ends a declarator (a name, ``]``, or a parameter list)."""
     near = text[max(0, offset - 200) : offset]
     tail = near.rstrip()
-    if tail and not _MAYBE_DECLARATOR_END.search(near) and not _DECLARATOR_END().search(tail):
+    if tail and not _MAYBE_DECLARATOR_END().search(near) and not _DECLARATOR_END().search(tail):
         return False  # plainly after an operator or '(': no need to tokenize 2000 characters
     begin = text.rfind("\n", 0, max(0, offset - 2000)) + 1
     if offset - begin > 8000:  # one huge line (minified, generated): never rescan from its start
@@ -183,7 +183,7 @@ def _declarator_tail(
     matched = False
     skip_until = -1
     count = 0
-    for m in _NEXT_TOKEN.finditer(text, begin, offset):
+    for m in _NEXT_TOKEN().finditer(text, begin, offset):
         kind = m.lastgroup
         if kind is None:
             break
@@ -617,7 +617,7 @@ def _code(spelled: bytes) -> str:
     offset in it stays where it was)."""
     text = spelled.decode("utf-8", "replace")
     if "/" in text or "#" in text:
-        text = _HEADER_NOISE.sub(_blanked, text)
+        text = _HEADER_NOISE().sub(_blanked, text)
     return text
 
 

@@ -47,7 +47,7 @@ def code_tokens(text: str, start: int, stop: int | None = None) -> list[Token]:
     # parenthesis closes outside every block.
     groups: list[list[int]] = []
     whole = stop is None
-    for m in _NEXT_TOKEN.finditer(text, start, len(text) if stop is None else stop):
+    for m in _NEXT_TOKEN().finditer(text, start, len(text) if stop is None else stop):
         kind = m.lastgroup
         if kind is None:
             break  # only blanks and comments were left
