@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.emission import declared_once
 from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
@@ -56,6 +57,14 @@ its caller passes (`declare_ptx_idesc(op, var_name=...)`) says nothing; nor does
 the name (it may expand to a `%=` name), nor a declaration after the first hole (the hole may
 open a scope).
 
+Nor does it flag a statement emitted once into its PTX function
+(`ptxlint.analysis.emission`): one of a `__global__` function's own body, outside every loop,
+lambda and `goto` of it. A kernel is an entry, never inlined (a launch is no call), and each
+instantiation of a kernel template is an entry of its own; nvcc 13.0 builds two kernels, or two
+instantiations of one, that each declare `.reg .f32 v;` outside braces. Two statements of one
+kernel that declare the same name outside braces are still flagged: ptxas stops there with
+"Duplicate definition".
+
 ## Why is this bad?
 The template is pasted into the enclosing function's PTX. A declaration outside braces lands in
 the function's scope, so as soon as the statement is emitted twice — the function is inlined at
@@ -93,6 +102,8 @@ use the name.
             return
         if inside_split_scope(statement, context.file_statements):
             return
+        if declared_once(statement, context):
+            return  # a kernel's statement outside loops: its one copy in the entry
         # Names this template never uses are meant for another asm statement (a declaration,
         # or a label another statement branches to): scoping them would break that statement,
         # so no fix.

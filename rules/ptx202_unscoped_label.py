@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.emission import declared_once
 from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
@@ -33,7 +34,9 @@ template; where the template also declares a register outside braces, PTX201's f
 labels and this rule is silent. Nor does it flag a statement inside a scope an earlier statement
 of its function opens and a later one closes (PTX201 says when). A template with a hole is read
 up to its first hole, as PTX201 reads it: a label defined before the hole is flagged, one after it
-is not (the hole may open a scope).
+is not (the hole may open a scope). Nor is a label of a statement emitted once into its PTX
+function: one of a `__global__` function's own body outside every loop, lambda and `goto`, whose
+label no other statement of the kernel defines (PTX201 says why).
 
 ## Why is this bad?
 Labels share the enclosing function's scope. Once the statement is emitted twice — its function
@@ -70,6 +73,8 @@ template with a hole (it may hold a brace, or branch to the label).
             return  # (declarations too: PTX201's finding names the labels, its fix scopes both)
         if inside_split_scope(statement, context.file_statements):
             return
+        if declared_once(statement, context):
+            return  # a kernel's statement outside loops: its one copy in the entry
         fix: Fix | None = None
         if found.all_used:
             edits = wrap_in_braces(statement)
