@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.emission import declared_once
+from ptxlint.analysis.emission import declared_once, earlier_declaring
 from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
@@ -61,9 +61,12 @@ Nor does it flag a statement emitted once into its PTX function
 (`ptxlint.analysis.emission`): one of a `__global__` function's own body, outside every loop,
 lambda and `goto` of it. A kernel is an entry, never inlined (a launch is no call), and each
 instantiation of a kernel template is an entry of its own; nvcc 13.0 builds two kernels, or two
-instantiations of one, that each declare `.reg .f32 v;` outside braces. Two statements of one
-kernel that declare the same name outside braces are still flagged: ptxas stops there with
-"Duplicate definition".
+instantiations of one, that each declare `.reg .f32 v;` outside braces.
+
+Two statements of one function, compiled together, that define one name outside braces collide
+in its PTX however often it is emitted (both arms of a plain `if` are emitted; one arm of an
+`if constexpr`, or of an `#if`, is not): the later one's finding names the earlier one, which
+ptxas reads first, and in a kernel the earlier one is silent.
 
 ## Why is this bad?
 The template is pasted into the enclosing function's PTX. A declaration outside braces lands in
@@ -124,8 +127,18 @@ use the name.
             + (
                 copies(statement)
                 if statement.syntax == "llvm"
-                else "a second inlined or unrolled copy of this asm"
+                else _collision(statement, context)
             )
             + " is a duplicate definition; wrap the template in braces",
             fix=fix,
         )
+
+
+def _collision(statement: AsmStatement, context: RuleContext) -> str:
+    """Which copy collides: an earlier asm of the function that defines the name too (both in
+    one PTX function whatever calls it), else one the compiler may make."""
+    earlier = earlier_declaring(statement, context)
+    if earlier is None:
+        return "a second inlined or unrolled copy of this asm"
+    line = earlier.source.line_col(earlier.span.start).line
+    return f"the asm at line {line} of this function defines it too, so this"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.emission import declared_once
+from ptxlint.analysis.emission import declared_once, earlier_declaring
 from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
@@ -36,7 +36,8 @@ of its function opens and a later one closes (PTX201 says when). A template with
 up to its first hole, as PTX201 reads it: a label defined before the hole is flagged, one after it
 is not (the hole may open a scope). Nor is a label of a statement emitted once into its PTX
 function: one of a `__global__` function's own body outside every loop, lambda and `goto`, whose
-label no other statement of the kernel defines (PTX201 says why).
+label no earlier statement of the kernel defines (PTX201 says why, and when the finding names
+that statement).
 
 ## Why is this bad?
 Labels share the enclosing function's scope. Once the statement is emitted twice — its function
@@ -93,9 +94,19 @@ template with a hole (it may hold a brace, or branch to the label).
             + (
                 copies(statement)
                 if statement.syntax == "llvm"
-                else "a second inlined or unrolled copy of this asm"
+                else _collision(statement, context)
             )
             + f" is a duplicate definition; wrap the template in braces or name "
             f"{'them' if several else 'it'} {renamed}",
             fix=fix,
         )
+
+
+def _collision(statement: AsmStatement, context: RuleContext) -> str:
+    """Which copy collides: an earlier asm of the function that defines the name too (both in
+    one PTX function whatever calls it), else one the compiler may make."""
+    earlier = earlier_declaring(statement, context)
+    if earlier is None:
+        return "a second inlined or unrolled copy of this asm"
+    line = earlier.source.line_col(earlier.span.start).line
+    return f"the asm at line {line} of this function defines it too, so this"

@@ -8,58 +8,103 @@ around the statement is unrolled. A ``__global__`` function is an entry: it is n
 (a launch is no call), and each instantiation of a kernel template is an entry of its own, so
 a statement of a kernel outside every loop, lambda and ``goto`` is emitted once into it.
 nvcc 13.0 builds two kernels, and two instantiations of one kernel template, that each declare
-``.reg .f32 v;`` and ``.shared .b32 s[1024];`` outside braces. Copies an optimizer might make of
-straight-line code (tail duplication) are not counted: device asm is a convergent call, which
-may not be made to depend on a branch it did not depend on (LLVM LangRef, ``convergent``).
+``.reg .f32 v;`` and ``.shared .b32 s[1024];`` outside braces, with a branch before the
+statement, at -O3. Copies an optimizer might make of straight-line code (tail duplication into
+the arms of a branch) are not counted: clang marks device asm convergent, which forbids making
+it depend on a branch it did not depend on (LLVM LangRef, ``convergent``).
 
-Two statements of one kernel that declare the same name outside braces still collide: such a
-statement is not counted as declared once.
+Two statements of one function that declare the same name outside braces collide however
+often the function is emitted, wherever both are compiled: under the same ``#if`` guards, and
+not in the two arms of one ``if constexpr``, which discards one (both arms of a plain ``if``
+are emitted). :func:`earlier_declaring` finds the first such statement before a statement,
+which the later one reports (ptxas stops at the second definition); the earlier one is then
+declared once where nothing else copies it.
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
-from ptxlint.analysis.function_flow import flows_of
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.scopes import Unscoped
 
-__all__ = ["declared_once"]
+__all__ = ["declared_once", "earlier_declaring"]
 
 
 def declared_once(statement: AsmStatement, context: object) -> bool:
     """Whether every name ``statement`` declares or labels outside ``{ }`` reaches the PTX of
     its function once: the statement stands in a ``__global__`` function's own body, in no
-    loop, lambda or function with a ``goto``, and no other statement of that function
+    loop, lambda or function with a ``goto``, and no earlier statement of that function
     declares one of those names outside braces too. C++ only (a Python DSL's call may be
     traced at each use); a statement of a ``#define`` body may be expanded anywhere."""
-    found = analysis_of(statement).unscoped
-    if found is None or statement.syntax != "gnu" \
-            or statement.context.macro is not None \
-            or "__global__" not in statement.context.function_specifiers:
+    if "__global__" not in statement.context.function_specifiers:
         return False
-    flows = flows_of(context)
-    if flows is None:
+    held = _held(statement, context)
+    if held is None:
         return False
+    flows, function = held
     byte = flows.parsed.to_byte(statement.span.start)
-    function = flows.function_holding(statement)
-    if function is None or not function.kernel or function.recovered:
-        return False
-    flows.structured(function)
-    if function.loops_at(byte) or function.lambda_at(byte) is not None \
+    if not function.kernel or function.loops_at(byte) or function.lambda_at(byte) is not None \
             or _has_goto(function.node):
         return False
+    return _earlier(statement, context, flows, function) is None
+
+
+def earlier_declaring(statement: AsmStatement, context: object) -> AsmStatement | None:
+    """The first statement before ``statement`` in its function, compiled with it, that
+    declares or labels one of the names ``statement`` declares or labels outside braces,
+    outside braces too: the two collide in the function's PTX ("Duplicate definition")."""
+    held = _held(statement, context)
+    return _earlier(statement, context, *held) if held is not None else None
+
+
+def _held(statement: AsmStatement,
+          context: object) -> tuple[FileFlows, FunctionFlow] | None:
+    """The file's flows and the function (its body read) that holds a C++ statement of
+    a function body, which declares or labels something outside braces."""
+    if analysis_of(statement).unscoped is None or statement.syntax != "gnu" \
+            or statement.context.macro is not None:
+        return None
+    flows = flows_of(context)
+    function = flows.function_holding(statement) if flows is not None else None
+    if flows is None or function is None or function.recovered:
+        return None
+    return flows, flows.structured(function)
+
+
+def _earlier(statement: AsmStatement, context: object, flows: FileFlows,
+             function: FunctionFlow) -> AsmStatement | None:
+    found = analysis_of(statement).unscoped
+    assert found is not None
     names = _names(found)
+    byte = flows.parsed.to_byte(statement.span.start)
     for other in getattr(context, "file_statements", ()):
-        if other is statement or other.source is not statement.source:
+        if other.span.start >= statement.span.start:
+            break
+        if other.source is not statement.source or other.context.macro is not None \
+                or other.context.guards != statement.context.guards:
             continue
-        if not function.start <= flows.parsed.to_byte(other.span.start) < function.end:
+        at = flows.parsed.to_byte(other.span.start)
+        if not function.start <= at < function.end or _discarded_apart(function, at, byte):
             continue
         theirs = analysis_of(other).unscoped
         if theirs is not None and not names.isdisjoint(_names(theirs)):
-            return False
-    return True
+            return other
+    return None
+
+
+def _discarded_apart(function: FunctionFlow, a: int, b: int) -> bool:
+    """``a`` and ``b`` lie in the two arms of one ``if constexpr``, which keeps one arm of each
+    instantiation; both arms of a plain ``if`` are emitted into the function (nvcc 13.0 stops
+    at the second definition there)."""
+    for node, _, then, other in function.ifs:
+        if other is not None and any(child.type == "constexpr" for child in node.children) \
+                and (then[0] <= a < then[1] and other[0] <= b < other[1]
+                     or then[0] <= b < then[1] and other[0] <= a < other[1]):
+            return True
+    return False
 
 
 def _names(found: Unscoped) -> set[str]:
