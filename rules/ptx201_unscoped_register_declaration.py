@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.emission import declared_once, earlier_declaring
+from ptxlint.analysis.emission import declared_once
 from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.ptx.layout import wrap_in_braces
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import copies
+from ._copies import second_copy
 
 
 def wrap_fix(statement: AsmStatement, what: str) -> Fix | None:
@@ -124,21 +124,8 @@ use the name.
             statement,
             self.template_span(statement, first, first + len(found.declarations[0].name)),
             f"{what} outside '{{ }}': "
-            + (
-                copies(statement)
-                if statement.syntax == "llvm"
-                else _collision(statement, context)
-            )
+            + second_copy(statement, context)
             + " is a duplicate definition; wrap the template in braces",
             fix=fix,
         )
 
-
-def _collision(statement: AsmStatement, context: RuleContext) -> str:
-    """Which copy collides: an earlier asm of the function that defines the name too (both in
-    one PTX function whatever calls it), else one the compiler may make."""
-    earlier = earlier_declaring(statement, context)
-    if earlier is None:
-        return "a second inlined or unrolled copy of this asm"
-    line = earlier.source.line_col(earlier.span.start).line
-    return f"the asm at line {line} of this function defines it too, so this"

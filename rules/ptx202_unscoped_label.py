@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.emission import declared_once, earlier_declaring
+from ptxlint.analysis.emission import declared_once
 from ptxlint.analysis.split_scopes import inside_split_scope
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, Severity
 from ptxlint.ptx.layout import wrap_in_braces
 from ptxlint.rule import Rule, RuleContext
 
-from ._llvm import copies
+from ._copies import second_copy
 
 
 class UnscopedLabel(Rule):
@@ -91,22 +91,9 @@ template with a hole (it may hold a brace, or branch to the label).
             self.template_span(statement, first.start, first.start + len(first.name)),
             f"label{'s' if several else ''} {names} {'are' if several else 'is'} defined outside "
             "'{ }': "
-            + (
-                copies(statement)
-                if statement.syntax == "llvm"
-                else _collision(statement, context)
-            )
+            + second_copy(statement, context)
             + f" is a duplicate definition; wrap the template in braces or name "
             f"{'them' if several else 'it'} {renamed}",
             fix=fix,
         )
 
-
-def _collision(statement: AsmStatement, context: RuleContext) -> str:
-    """Which copy collides: an earlier asm of the function that defines the name too (both in
-    one PTX function whatever calls it), else one the compiler may make."""
-    earlier = earlier_declaring(statement, context)
-    if earlier is None:
-        return "a second inlined or unrolled copy of this asm"
-    line = earlier.source.line_col(earlier.span.start).line
-    return f"the asm at line {line} of this function defines it too, so this"
