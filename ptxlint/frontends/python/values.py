@@ -380,8 +380,8 @@ class Values:
             return self._format(receiver, arguments, depth)
         if self.text(method) == "join" and len(args) == 1:
             separator = self._string(receiver, depth + 1)
-            items = args[0]
-            if separator is None or items.type not in ("list", "tuple"):
+            items = self._sequence(args[0], depth + 1)
+            if separator is None or items is None:
                 return None
             parts: list[Sourced] = []
             for k, item in enumerate(i for i in items.named_children if i.type != "comment"):
@@ -390,6 +390,34 @@ class Values:
                 parts.append(self.string(item, depth + 1))
             return join(parts)
         return None
+
+    def _sequence(self, node: tree_sitter.Node, depth: int) -> tree_sitter.Node | None:
+        """The ``list`` or ``tuple`` display a ``join`` reads: written there, or bound once to
+        a name (``"\\n".join(LINES)`` with ``LINES = [...]``), a list only where nothing in the
+        module may change it after (a method called on the name, an item assigned)."""
+        if node.type in ("list", "tuple"):
+            return node
+        if node.type != "identifier":
+            return None
+        bound = self.definition(node, depth)
+        if bound is None or bound.type not in ("list", "tuple"):
+            return None
+        if bound.type == "list" and self._changed(self.text(node)):
+            return None
+        return bound
+
+    def _changed(self, name: str) -> bool:
+        """Whether the module calls a method of ``name`` or assigns to an item of it."""
+        stack = [self.root]
+        while stack:
+            current = stack.pop()
+            if current.type in ("attribute", "subscript"):
+                held = current.child_by_field_name(
+                    "object" if current.type == "attribute" else "value")
+                if held is not None and held.type == "identifier" and self.text(held) == name:
+                    return True
+            stack.extend(current.named_children)
+        return False
 
     def _format(
         self, receiver: tree_sitter.Node, arguments: tree_sitter.Node, depth: int
