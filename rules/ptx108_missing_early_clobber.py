@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxlint.analysis.early_clobber import EarlyClobber
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity, Span
+from ptxlint.model import HOLE, AsmStatement, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
 from ._optimizer import equals_in_source
@@ -39,9 +40,19 @@ shared or the read cannot see the output:
   between;
 - `+` outputs (their value comes in, so the compiler keeps them apart from every input) and
   `=&` outputs;
-- immediates (`n`), a template with a macro piece or an operand section that comes through a
-  macro, and a branch it cannot follow;
+- immediates (`n`), an operand section that comes through a macro, and a branch it cannot
+  follow;
 - CuTe DSL's `inline_ptx`, whose constraints the DSL writes.
+
+A template with a part ptxlint cannot read (a macro it cannot expand, a Python string built
+when the program runs: a hole) is flagged where the output's first write runs on every path
+before the first hole (nothing before it branches, nor is it guarded) and an input of its class
+is read nowhere in the rest of the template: the hole is the only place that input can be
+read, after the write. The finding points at the hole. b12x zeroed two `"=r"` outputs and then
+accumulated into them in lines `"\\n".join(blocks)` built in a loop, which read the inputs
+(fixed in its commit 71f6fe59 by accumulating into scratch registers). Reads the hole may hide
+before a known one are not guessed at: a template with a hole and a known read after the write
+says nothing more.
 
 One defect, one finding: silent for an output the template reads before it writes it (PTX106,
 whose `+` keeps the registers apart too), an output tied to an input, an operand whose binding
@@ -84,9 +95,10 @@ the same where the registers were apart already, and what it was meant to where 
         if not clashes:
             return
         # one finding for the statement: at the earliest read, naming every output to mark
-        first = min(clashes, key=lambda c: (c.read.operand.start, c.output.index))
+        first = min(clashes, key=lambda c: (_read_at(c), c.output.index))
         prefix = statement.ref_prefix
-        output, rival, read = first.output, first.input, first.read.operand
+        output, rival = first.output, first.input
+        at = _read_at(first)
         others = [c.output for c in clashes if c is not first]
         also = ""
         if others:
@@ -105,13 +117,18 @@ the same where the registers were apart already, and what it was meant to where 
                 + " early-clobber ('&')",
                 tuple(e for e in edits if e is not None),
             )
+        read = (f"input {prefix}{rival.index} ('{rival.constraint.text}') is read here"
+                if first.read is not None else
+                f"this part of the template, which ptxlint cannot read, the only place input "
+                f"{prefix}{rival.index} ('{rival.constraint.text}') can be read")
+        end = (first.read.operand.end if first.read is not None
+               else _hole_end(statement.template.text, at))
         yield self.finding(
             statement,
-            self.template_span(statement, read.start, read.end),
+            self.template_span(statement, at, end),
             f"output {prefix}{output.index} ('{output.constraint.text}') is written by "
-            f"'{first.write.instruction.mnemonic}' before input {prefix}{rival.index} "
-            f"('{rival.constraint.text}') is read here{also}: the compiler assumes an asm "
-            "reads all its inputs before it writes any output, so it may give an output and an "
+            f"'{first.write.instruction.mnemonic}' before {read}{also}: the compiler assumes an "
+            "asm reads all its inputs before it writes any output, so it may give an output and an "
             "input one register, and the read then gets the output's value; declare "
             f"the output{'s' if others else ''} early-clobber ({marked})",
             fix=fix,
@@ -131,3 +148,15 @@ def _early_clobber(statement: AsmStatement, output: Operand) -> Edit | None:
     if _early(output.constraint.text) not in _early(statement.source.text[span.start:span.end]):
         return None
     return Edit(Span(at + 1, at + 1), "&")
+
+
+def _read_at(clash: EarlyClobber) -> int:
+    """Where the input is read: the ``%N`` token, or the hole that must read it."""
+    return clash.read.operand.start if clash.read is not None else clash.hole
+
+
+def _hole_end(text: str, start: int) -> int:
+    end = start
+    while end < len(text) and text[end] == HOLE:
+        end += 1
+    return end

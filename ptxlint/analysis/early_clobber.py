@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand, writes_of
-from ptxlint.model import AsmStatement, Operand, PtxOperand
+from ptxlint.model import HOLE, AsmStatement, Operand, PtxOperand
 from ptxlint.ptx.flow import reached_after, template_writes
 
 if TYPE_CHECKING:
@@ -39,12 +39,15 @@ __all__ = ["EarlyClobber", "early_clobbers"]
 
 class EarlyClobber(NamedTuple):
     """An output written (``write``) before a read of an input of its register class
-    (``read``) that a path through the template runs to after the write."""
+    (``read``) that a path through the template runs to after the write; or, where the
+    template has a part ptxlint cannot read (a hole), before that part, with the input read
+    nowhere else: ``read`` is then None and ``hole`` the part's template offset."""
 
     output: Operand
     input: Operand
     write: Access
-    read: Access
+    read: Access | None
+    hole: int = -1
 
 
 def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict[int, EarlyClobber]:
@@ -54,7 +57,7 @@ def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict
     if (
         not statement.extended
         or statement.opaque_sections
-        or len(statement.ptx.instructions) < 2
+        or len(statement.ptx.instructions) < (1 if statement.template.has_holes else 2)
         or (statement.syntax == "llvm"
             # CuTe DSL's inline_ptx writes the constraints itself: nothing for its user to mend
             and (statement.llvm is None or statement.llvm.api == "cute-ptx"))
@@ -78,6 +81,11 @@ def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict
         writes = writes_of(statement, output.index)
         if not writes:
             continue
+        if statement.template.has_holes:
+            before = _before_hole(statement, output, writes[0], rivals)
+            if before is not None and not _root_elsewhere(analysis, output, before.input):
+                found[output.index] = before
+            continue
         reads = [(rival, read) for rival in rivals for read in reads_of(statement, rival.index)]
         if not any(read.position > writes[0].position for _, read in reads) \
                 and not _loops(statement):
@@ -96,6 +104,30 @@ def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict
         rival, write, read = clash
         found[output.index] = EarlyClobber(output, rival, write, read)
     return found
+
+
+def _before_hole(statement: AsmStatement, output: Operand, write: Access,
+                 rivals: Sequence[Operand]) -> EarlyClobber | None:
+    """The output's first write runs on every path before the template's first hole, and an
+    input of its class is read nowhere in the text around the hole: if the input is read at
+    all, the hole reads it, after the write (a loop's body built when the program runs, after
+    outputs zeroed). Nothing before the write may branch or be guarded past it."""
+    hole = statement.template.text.find(HOLE)
+    if write.instruction.end > hole or write.instruction.predicate is not None:
+        return None
+    for instruction in statement.ptx.instructions:
+        if instruction.start >= write.instruction.start:
+            break
+        if instruction.opaque or instruction.opcode in _LEAVING:
+            return None
+    for rival in rivals:
+        if not reads_of(statement, rival.index):
+            return EarlyClobber(output, rival, write, None, hole)
+    return None
+
+
+# what may keep a path from the template's start from reaching a later instruction
+_LEAVING = frozenset({"bra", "brx", "ret", "exit", "call", "trap"})
 
 
 def _first_clash(
