@@ -20,6 +20,10 @@ between them, never happen in one run. Where the output's own value is read befo
 written (PTX106), the output is tied to an input or its binding is itself a defect, or the
 template has a ``mov`` written the wrong way round or names a ``%N`` past the last operand (its
 order of writes and reads is not the one meant), that is the one finding.
+
+A template with a part ptxlint cannot read (a hole) is judged only where the output is written
+on every path before the first hole and an input of its class is read nowhere in the text
+around it: the hole, after the write, is then the only place that input can be read.
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict
         if not writes:
             continue
         if statement.template.has_holes:
+            if analysis.reversed_movs or analysis.stray_refs:
+                return {}  # (as below: the data flow is not the one meant)
             before = _before_hole(statement, output, writes[0], rivals)
             if before is not None and not _root_elsewhere(analysis, output, before.input):
                 found[output.index] = before
