@@ -72,3 +72,8 @@ def test_a_write_after_the_hole_is_silent() -> None:
     text = ('#include "body.h"\n__device__ unsigned f(unsigned x) {\n  unsigned y;\n'
             '  asm(BODY "\\n\\tmov.u32 %0, 0;" : "=r"(y) : "r"(x));\n  return y;\n}\n')
     assert lint_text(text, select=("PTX108",)) == []
+
+
+def test_a_reference_past_the_last_operand_is_the_one_finding() -> None:
+    # '$7' of four operands: the numbering is off (PTX001), so is every order read from it
+    assert _lint("mov.b32 $0, 0;\n        mov.b32 $1, $7;") == []
