@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from ptxlint.ptx.targets import exclusive_guards
 from tests.conftest import lint_text
 
 DECLARE = r'asm volatile(".reg .f32 v;\n\tmov.f32 v, 0f00000000;\n\tst.global.f32 [%0], v;" :: "l"(out) : "memory");'  # noqa: E501
@@ -61,6 +62,9 @@ COLLIDING = {
                        f"  if (c) {{ {DECLARE} }}\n  else {{ {DECLARE} }}\n}}", [3]),
     "device-function": (f"__device__ void f(float *out) {{\n  {DECLARE}\n  {DECLARE}\n}}",
                         [2, 3]),
+    # a build that defines FOO compiles both
+    "one-under-an-if": (f"__global__ void k(float *out) {{\n  {DECLARE}\n#if defined(FOO)\n"
+                        f"  {DECLARE}\n#endif\n}}", [4]),
 }
 
 
@@ -71,3 +75,15 @@ def test_the_later_of_two_definitions_names_the_earlier(name: str) -> None:
     assert [text.count("\n", 0, f.span.start) + 1 for f in found] == lines
     assert "the asm at line 2 of this function defines it too" in found[-1].message
     assert all("line 2" not in f.message for f in found[:-1])
+
+
+@pytest.mark.parametrize(("first", "second", "exclusive"), [
+    (("defined(A)",), ("!(defined(A))",), True),
+    (("X > 1", "defined(A)"), ("X > 1", "!defined(A)"), True),
+    ((), ("defined(A)",), False),
+    (("defined(A)",), ("defined(B)",), False),
+])
+def test_exclusive_guards(first: tuple[str, ...], second: tuple[str, ...],
+                          exclusive: bool) -> None:
+    assert exclusive_guards(first, second) is exclusive
+    assert exclusive_guards(second, first) is exclusive

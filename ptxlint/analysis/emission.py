@@ -14,11 +14,11 @@ the arms of a branch) are not counted: clang marks device asm convergent, which 
 it depend on a branch it did not depend on (LLVM LangRef, ``convergent``).
 
 Two statements of one function that declare the same name outside braces collide however
-often the function is emitted, wherever both are compiled: under the same ``#if`` guards, and
-not in the two arms of one ``if constexpr``, which discards one (both arms of a plain ``if``
-are emitted). :func:`earlier_declaring` finds the first such statement before a statement,
-which the later one reports (ptxas stops at the second definition); the earlier one is then
-declared once where nothing else copies it.
+often the function is emitted, wherever a build may compile both: not in the two arms of one
+``#if`` (``targets.exclusive_guards``) nor of one ``if constexpr``, which discards one (both
+arms of a plain ``if`` are emitted). :func:`earlier_declaring` finds the first such statement
+before a statement, which the later one reports (ptxas stops at the second definition); the
+earlier one is then declared once where nothing else copies it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.scopes import Unscoped
+from ptxlint.ptx.targets import exclusive_guards
 
 __all__ = ["declared_once", "earlier_declaring"]
 
@@ -53,9 +54,9 @@ def declared_once(statement: AsmStatement, context: object) -> bool:
 
 
 def earlier_declaring(statement: AsmStatement, context: object) -> AsmStatement | None:
-    """The first statement before ``statement`` in its function, compiled with it, that
-    declares or labels one of the names ``statement`` declares or labels outside braces,
-    outside braces too: the two collide in the function's PTX ("Duplicate definition")."""
+    """The first statement before ``statement`` in its function, which a build may compile
+    with it, that declares or labels outside braces one of the names ``statement`` declares or
+    labels outside braces: the two collide in the function's PTX ("Duplicate definition")."""
     held = _held(statement, context)
     return _earlier(statement, context, *held) if held is not None else None
 
@@ -84,7 +85,7 @@ def _earlier(statement: AsmStatement, context: object, flows: FileFlows,
         if other.span.start >= statement.span.start:
             break
         if other.source is not statement.source or other.context.macro is not None \
-                or other.context.guards != statement.context.guards:
+                or exclusive_guards(other.context.guards, statement.context.guards):
             continue
         at = flows.parsed.to_byte(other.span.start)
         if not function.start <= at < function.end or _discarded_apart(function, at, byte):

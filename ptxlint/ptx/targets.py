@@ -43,6 +43,7 @@ __all__ = [
     "compiled_for_host",
     "conjuncts",
     "every_build_compiles_one",
+    "exclusive_guards",
     "excluded_by_errors",
     "left_out_where_defined",
     "lowest_target",
@@ -263,6 +264,15 @@ def every_build_compiles_one(chains: Sequence[tuple[str, ...]]) -> bool:
         if not any(all(value[atom] is holds for atom, holds in chain) for chain in read):
             return False
     return True
+
+
+def exclusive_guards(first: Sequence[str], second: Sequence[str]) -> bool:
+    """Whether no build compiles both of two statements under these ``#if`` conditions: one
+    holds a condition the other holds negated (``defined(A)`` and ``!(defined(A))``, the two
+    arms of ``#ifdef A`` / ``#else``), each read as ``every_build_compiles_one`` reads it."""
+    answers = dict(_polarity(guard) for guard in first)
+    return any(answers.get(atom, holds) is not holds
+               for atom, holds in map(_polarity, second))
 
 
 def _polarity(guard: str) -> tuple[str, bool]:
