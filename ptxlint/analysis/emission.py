@@ -81,18 +81,21 @@ def _earlier(statement: AsmStatement, context: object, flows: FileFlows,
     assert found is not None
     names = _names(found)
     byte = flows.parsed.to_byte(statement.span.start)
+    # cheapest test first: a generated header holds hundreds of functions, each with its asm
     for other in getattr(context, "file_statements", ()):
         if other.span.start >= statement.span.start:
             break
-        if other.source is not statement.source or other.context.macro is not None \
-                or exclusive_guards(other.context.guards, statement.context.guards):
+        if other.source is not statement.source or other.context.macro is not None:
             continue
         at = flows.parsed.to_byte(other.span.start)
-        if not function.start <= at < function.end or _discarded_apart(function, at, byte):
+        if not function.start <= at < function.end:
             continue
         theirs = analysis_of(other).unscoped
-        if theirs is not None and not names.isdisjoint(_names(theirs)):
-            return other
+        if theirs is None or names.isdisjoint(_names(theirs)) \
+                or _discarded_apart(function, at, byte) \
+                or exclusive_guards(other.context.guards, statement.context.guards):
+            continue
+        return other
     return None
 
 
