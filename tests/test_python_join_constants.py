@@ -1,6 +1,7 @@
 """``sep.join(NAME)`` reads the list or tuple the name is bound to once (a module constant or a
-local), as ``sep.join([...])`` reads a list written in the call; a list the module may change
-(a method called on the name, an item assigned) stays unknown: PTX902's note, no guess."""
+local), as ``sep.join([...])`` reads a list written in the call; a list the module uses
+otherwise (a method called on the name, an item assigned, a call it is passed to) stays
+unknown: PTX902's note, no guess."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ UNKNOWN = {
     "item-assigned": ('LINES = ["mov.b32 $0, $1;", "nop;"]\nLINES[1] = "add.f33 $0, $0, $1;"',
                       ""),
     "extended-in-function": (f"LINES = [{TYPO}]", '    LINES.extend(["nop;"])\n'),
+    # filled by a call: the list it is passed to is the same object
+    "passed-to-a-call": ("LINES = []\nfill(LINES)", ""),
 }
 
 

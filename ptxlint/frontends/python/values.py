@@ -393,8 +393,8 @@ class Values:
 
     def _sequence(self, node: tree_sitter.Node, depth: int) -> tree_sitter.Node | None:
         """The ``list`` or ``tuple`` display a ``join`` reads: written there, or bound once to
-        a name (``"\\n".join(LINES)`` with ``LINES = [...]``), a list only where nothing in the
-        module may change it after (a method called on the name, an item assigned)."""
+        a name (``"\\n".join(LINES)`` with ``LINES = [...]``), a list only where the module
+        does nothing else with the name (:meth:`_shared`)."""
         if node.type in ("list", "tuple"):
             return node
         if node.type != "identifier":
@@ -402,20 +402,32 @@ class Values:
         bound = self.definition(node, depth)
         if bound is None or bound.type not in ("list", "tuple"):
             return None
-        if bound.type == "list" and self._changed(self.text(node)):
+        if bound.type == "list" and self._shared(self.text(node)):
             return None
         return bound
 
-    def _changed(self, name: str) -> bool:
-        """Whether the module calls a method of ``name`` or assigns to an item of it."""
+    def _shared(self, name: str) -> bool:
+        """Whether the module uses ``name`` otherwise than as a binding's target or a
+        ``join``'s argument: a method call, an item assignment or a call it is passed to may
+        change a list, and a read is not worth telling from those."""
         stack = [self.root]
         while stack:
             current = stack.pop()
-            if current.type in ("attribute", "subscript"):
-                held = current.child_by_field_name(
-                    "object" if current.type == "attribute" else "value")
-                if held is not None and held.type == "identifier" and self.text(held) == name:
+            if current.type == "identifier" and self.text(current) == name:
+                parent = current.parent
+                if parent is None:
                     return True
+                if parent.type in ("assignment", "augmented_assignment") \
+                        and parent.child_by_field_name("left") == current:
+                    continue
+                call = parent.parent if parent.type == "argument_list" else None
+                function = call.child_by_field_name("function") if call is not None else None
+                attribute = (function.child_by_field_name("attribute")
+                             if function is not None and function.type == "attribute" else None)
+                if attribute is None or self.text(attribute) != "join" \
+                        or len(parent.named_children) != 1:
+                    return True
+                continue
             stack.extend(current.named_children)
         return False
 
