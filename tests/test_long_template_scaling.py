@@ -58,7 +58,7 @@ def _runs_together_by_definition(ptx: PtxTemplate, text: str) -> bool:
     ranges += [
         (p.start + 1, p.end + 1) for p in ptx.problems if p.kind == "separator"
     ]
-    for m in glued._OPCODE_TAIL.finditer(text):
+    for m in glued._OPCODE_TAIL().finditer(text):
         word = m.group()
         begins = [m.start()] if word == "@" else [m.start() + k for k in glued._opcode_tails(word)]
         for begin in begins:

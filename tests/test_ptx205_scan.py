@@ -35,14 +35,14 @@ def _starts(pattern: re.Pattern[str], text: str) -> set[int]:
     "abc+mov.u32 ret",
 ])
 def test_the_scan_finds_every_place_an_opcode_ends_a_word(text: str) -> None:
-    assert _starts(ptx205._OPCODE_TAIL, text) == _starts(_EVERY_RUN, text)
+    assert _starts(ptx205._OPCODE_TAIL(), text) == _starts(_EVERY_RUN, text)
 
 
 def test_the_scan_agrees_on_the_fixtures_templates() -> None:
     texts = [s.template.text for s in rule_fixture_statements()]
     assert any(_starts(_EVERY_RUN, t) for t in texts)
     for text in texts:
-        assert _starts(ptx205._OPCODE_TAIL, text) == _starts(_EVERY_RUN, text)
+        assert _starts(ptx205._OPCODE_TAIL(), text) == _starts(_EVERY_RUN, text)
 
 
 def _runs_together_every_word(ptx: object, text: str) -> bool:
@@ -59,7 +59,7 @@ def _runs_together_every_word(ptx: object, text: str) -> bool:
     ranges.sort()
     lows = [low for low, _ in ranges]
     reach = list(accumulate((high for _, high in ranges), max))
-    for m in ptx205._OPCODE_TAIL.finditer(text):
+    for m in ptx205._OPCODE_TAIL().finditer(text):
         word = m.group()
         tails = (0,) if word == "@" else ptx205._opcode_tails(word)
         for k in tails:
