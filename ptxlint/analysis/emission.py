@@ -23,8 +23,6 @@ earlier one is then declared once where nothing else copies it.
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement
@@ -48,7 +46,7 @@ def declared_once(statement: AsmStatement, context: object) -> bool:
     flows, function = held
     byte = flows.parsed.to_byte(statement.span.start)
     if not function.kernel or function.loops_at(byte) or function.lambda_at(byte) is not None \
-            or _has_goto(function.node):
+            or function.gotos:
         return False
     return _earlier(statement, context, flows, function) is None
 
@@ -116,17 +114,3 @@ def _names(found: Unscoped) -> set[str]:
     names.update(label.name for label in found.labels)
     return names
 
-
-def _has_goto(node: Node) -> bool:
-    """A ``goto`` in the function: a label before it makes a loop no loop statement shows."""
-    cursor = node.walk()
-    while True:
-        if cursor.node is not None and cursor.node.type == "goto_statement":
-            return True
-        if cursor.goto_first_child() or cursor.goto_next_sibling():
-            continue
-        while cursor.goto_parent():
-            if cursor.goto_next_sibling():
-                break
-        else:
-            return False

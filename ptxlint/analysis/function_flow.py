@@ -161,6 +161,7 @@ class FunctionFlow:
                                                                    repr=False)
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    gotos: list[int] = field(default_factory=list, repr=False)  # their bytes
     # the template parameters in their order (a name may be "" where none is written), and
     # the explicit template arguments of the function's calls, by the call's first byte
     template_order: tuple[str, ...] = field(default=(), repr=False)
@@ -922,6 +923,7 @@ class FileFlows:
         flow.asm_ranges = body.asm_ranges
         flow.lambdas = body.lambdas
         flow.loops = body.loops
+        flow.gotos = body.gotos
         flow.ifs = body.ifs
         flow.returns = body.returns
         flow._identifiers = body.identifiers

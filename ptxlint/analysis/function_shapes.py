@@ -38,7 +38,7 @@ Node = tree_sitter.Node
 
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _KINDS = frozenset({"call_expression", "if_statement", "return_statement", "identifier",
-                    "gnu_asm_expression", "lambda_expression", *_LOOPS})
+                    "gnu_asm_expression", "lambda_expression", "goto_statement", *_LOOPS})
 # a name a call spells as one word: found among a function's words (``\b`` on both sides)
 _WORD = re.compile(rb"\w+")
 _ONE_WORD = re.compile(r"\w+", re.ASCII)
@@ -83,6 +83,8 @@ class BodyShape:
     definitions: dict[str, list[Node | None]]
     raw_calls: list[RawCall]
     template_arguments: dict[int, tuple[str, ...]]  # a call's explicit ones, by its first byte
+    # where its ``goto`` statements are: a label before one makes a loop no loop statement shows
+    gotos: list[int]
 
 
 class ShapeIndex:
@@ -271,7 +273,8 @@ def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement])
         lambdas=[(n.start_byte, n.end_byte) for n in found.get("lambda_expression", ())],
         loops=loops, ifs=ifs, returns=list(found.get("return_statement", ())),
         identifiers=identifiers, definitions=definitions, raw_calls=raw_calls,
-        template_arguments=bound_arguments)
+        template_arguments=bound_arguments,
+        gotos=[n.start_byte for n in found.get("goto_statement", ())])
 
 
 _DIRECTIVES = frozenset(("preproc_if", "preproc_elif"))
