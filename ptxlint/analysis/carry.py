@@ -31,6 +31,7 @@ is not followed (silence over guessing).
 from __future__ import annotations
 
 from ptxlint.model import AsmStatement, PtxInstruction
+from ptxlint.ptx.flow import ends_straight_line
 
 __all__ = ["CarryBreak", "CarryUse", "carry_breaks", "carry_use", "CONSUMERS", "PRODUCERS"]
 
@@ -103,10 +104,6 @@ def _guard(instruction: PtxInstruction) -> tuple[str, bool] | None:
     return None if predicate is None else (predicate.register.text, predicate.negated)
 
 
-def _ends_straight_line(instruction: PtxInstruction) -> bool:
-    return instruction.opcode in ("bra", "brx", "call", "ret", "exit", "trap")
-
-
 def carry_breaks(statement: AsmStatement) -> tuple[CarryBreak, ...]:
     """The places where a consumer in the template reads a carry its chain did not mean."""
     if statement.template.has_holes:
@@ -143,6 +140,6 @@ def carry_breaks(statement: AsmStatement) -> tuple[CarryBreak, ...]:
                 # a chain's first carry replaced before anything read it
                 found.append(CarryBreak("overwritten", producer, producer, instruction))
             producer, read_by, read = instruction, None, False
-        if _ends_straight_line(instruction):
+        if ends_straight_line(instruction):
             producer, read_by, read = None, None, False
     return tuple(found)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ptxlint.analysis.operand_access import Access, reads_of, register_operand, writes_of
 from ptxlint.model import HOLE, AsmStatement, Operand, PtxOperand
-from ptxlint.ptx.flow import reached_after, template_writes
+from ptxlint.ptx.flow import ends_straight_line, reached_after, template_writes
 
 if TYPE_CHECKING:
     from ptxlint.analysis.statement import StatementAnalysis
@@ -124,16 +124,12 @@ def _before_hole(statement: AsmStatement, output: Operand, write: Access,
     for instruction in statement.ptx.instructions:
         if instruction.start >= write.instruction.start:
             break
-        if instruction.opaque or instruction.opcode in _LEAVING:
+        if instruction.opaque or ends_straight_line(instruction):
             return None
     for rival in rivals:
         if not reads_of(statement, rival.index):
             return EarlyClobber(output, rival, write, None, hole)
     return None
-
-
-# what may keep a path from the template's start from reaching a later instruction
-_LEAVING = frozenset({"bra", "brx", "ret", "exit", "call", "trap"})
 
 
 def _first_clash(

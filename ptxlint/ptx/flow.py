@@ -28,12 +28,19 @@ from ptxlint.ptx.operand_roles import destinations
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = [
-    "Access", "TemplateWrites", "WriteAnalysis", "accesses", "analyze", "reached_after",
-    "template_writes",
+    "Access", "TemplateWrites", "WriteAnalysis", "accesses", "analyze", "ends_straight_line",
+    "reached_after", "template_writes",
 ]
 
 _Fact = int | tuple[int, str, bool]  # %N written, or %N written under (predicate, negated)
 _ENDS_THREAD = frozenset({"ret", "exit", "trap"})
+# a branch, a call or the thread's end: what may keep the next instruction from running next
+_LEAVES = frozenset({"bra", "brx", "call", *_ENDS_THREAD})
+
+
+def ends_straight_line(instruction: PtxInstruction) -> bool:
+    """Whether the instruction may keep the one after it from running next."""
+    return instruction.opcode in _LEAVES
 
 
 class WriteAnalysis:
