@@ -30,7 +30,7 @@ import functools
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -41,6 +41,7 @@ from ptxlint.run.discover import (
     compile_patterns,
     match_patterns,
 )
+from ptxlint.value_class import value_class
 
 if TYPE_CHECKING:
     import pathspec
@@ -74,7 +75,7 @@ class ConfigError(Exception):
     """A configuration problem, with the file and the offending key in the message."""
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Config:
     """The settings of a run: its configuration file's (the defaults without one), with the
     command line's on top (``merge_cli``)."""

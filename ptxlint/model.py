@@ -19,6 +19,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ptxlint.lazy_regex import on_first_use
+from ptxlint.value_class import value_class
 
 
 class Severity(str, Enum):
@@ -31,7 +32,7 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Span:
     """A half-open range ``[start, end)`` of character offsets into ``SourceFile.text``."""
 
@@ -91,7 +92,7 @@ def unify_line_breaks(text: str) -> str:
     return _LONE_CR().sub("\n", text) if "\r" in text else text
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class LineCol:
     """A position as reports show it: a 1-based line and column of a ``SourceFile``."""
 
@@ -146,7 +147,7 @@ HOLE = "\ufffc"
 """Stands in the assembled template for one opaque piece (a macro whose text is unknown)."""
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class TemplatePiece:
     """One piece of the template as written: a string literal or an opaque macro."""
 
@@ -213,7 +214,7 @@ class _TemplateSlots:
     __slots__ = ("_map",)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Template(_TemplateSlots):
     """The assembled template string with a source map.
 
@@ -301,7 +302,7 @@ def source_map(template: Template) -> SourceMap | None:
 # --------------------------------------------------------------------------- C++ side
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class CType:
     """What ptxlint knows about an operand's C++ type."""
 
@@ -324,7 +325,7 @@ class _ConstraintSlots:
     __slots__ = ("_at",)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Constraint(_ConstraintSlots):
     """An operand's constraint string (``"=&r"``), split into its modifiers and its letters.
     Its ``span`` may be made when first read (``set_constraint_place``)."""
@@ -411,7 +412,7 @@ def _constraint_span(constraint: Constraint) -> Span:
     return new_span(at, at + len(constraint.text) + 2)  # the quotes around the text
 
 
-Constraint.span = MadeOnRead(Constraint.__dict__["span"], _constraint_span)  # type: ignore[misc,assignment]
+Constraint.span = MadeOnRead(Constraint.__dict__["span"], _constraint_span)  # type: ignore[assignment]
 # Where a reader leaves ``span`` empty: its operand's ``Place`` (``_constraint_span``). A maker
 # that fills a constraint slot by slot (``slot_setters``) sets this instead of ``span``, for a
 # constraint spelled as one string literal without escapes.
@@ -429,7 +430,7 @@ class _OperandSlots:
     _at: Place
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Operand(_OperandSlots):
     """A C++ asm operand: its constraint, the expression it binds and where both are in the file."""
 
@@ -543,9 +544,9 @@ def _expression_span(operand: Operand) -> Span:
     return new_span(start, start + len(operand.expression))
 
 
-Operand.ctype = MadeOnRead(_CTYPE_SLOT, _worked_out_type)  # type: ignore[misc,assignment]
-Operand.span = MadeOnRead(_O_SPAN, _operand_span)  # type: ignore[misc,assignment]
-Operand.expression_span = MadeOnRead(_O_EXPRESSION_SPAN, _expression_span)  # type: ignore[misc,assignment]
+Operand.ctype = MadeOnRead(_CTYPE_SLOT, _worked_out_type)  # type: ignore[assignment]
+Operand.span = MadeOnRead(_O_SPAN, _operand_span)  # type: ignore[assignment]
+Operand.expression_span = MadeOnRead(_O_EXPRESSION_SPAN, _expression_span)  # type: ignore[assignment]
 # Where a reader leaves ``span`` and ``expression_span`` empty: its ``Place`` (``_operand_span``,
 # ``_expression_span``); a maker that fills an operand slot by slot sets this instead. It buys:
 # the plain reader made five objects an operand, three of them spans. A lint of CUTLASS's
@@ -645,7 +646,7 @@ def types_read(operands: Sequence[Operand]) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Clobber:
     """One entry of a statement's clobber list (``"memory"``, ``"cc"``) and where it is written."""
 
@@ -653,7 +654,7 @@ class Clobber:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Qualifier:
     """A word between ``asm`` and its parenthesis: ``volatile``, ``inline``, ``goto``..."""
 
@@ -661,7 +662,7 @@ class Qualifier:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Expansion:
     """The macro invocation a statement was expanded from (``LOAD(u32, global)``)."""
 
@@ -678,7 +679,7 @@ class Expansion:
         return f"in expansion of {self.invocation}"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class GuardMacro:
     """One definition of an object-like macro that a statement's ``#if`` conditions use
     (``#define __CVTA_PTR_64 1`` before ``#if __CVTA_PTR_64``): it holds where every one of
@@ -690,7 +691,7 @@ class GuardMacro:
     conditions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Context:
     """Where a statement lives, for deciding whether it is device PTX at all."""
 
@@ -714,7 +715,7 @@ class Context:
     branch_named: frozenset[int] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class AsmStatement:
     """One inline asm statement as the rules see it (or a Python call carrying LLVM-syntax inline
     asm): its template and that template read as PTX, its operands and clobbers, and the context
@@ -793,7 +794,7 @@ class AsmStatement:
         return self.source.line_col(self.span.start).line
 
 
-_STATEMENT_SLOTS = tuple(AsmStatement.__dict__[name] for name in AsmStatement.__slots__)
+_STATEMENT_SLOTS = tuple(AsmStatement.__dict__[f.name] for f in fields(AsmStatement))
 
 
 # --------------------------------------------------------------------------- LLVM-syntax calls
@@ -812,7 +813,7 @@ if TYPE_CHECKING:
 # Offsets below are positions in Template.text; map them with Template.source_span.
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PercentToken:
     """Every ``%`` construct of an extended template, as the C++ front end sees it."""
 
@@ -826,7 +827,7 @@ class PercentToken:
     name: str = ""  # for "named" and "bare"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxOperand:
     """One operand of a PTX instruction as written in the template (a register, a ``%N``, an
     address, a vector...), at template offsets."""
@@ -842,7 +843,7 @@ class PtxOperand:
     ref: int | None = None  # operand index for a %N reference
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxPredicate:
     """The guard predicate in front of a PTX instruction: ``@p`` or ``@!p``."""
 
@@ -852,7 +853,7 @@ class PtxPredicate:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxInstruction:
     """One PTX instruction of a template: its dotted mnemonic, operands and guard, at template
     offsets and the ``{ }`` depth it sits at."""
@@ -874,7 +875,7 @@ class PtxInstruction:
         return ".".join((self.opcode, *self.modifiers))
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxDirective:
     """A PTX directive in a template (``.reg .b32 t;``) and the names it declares."""
 
@@ -886,7 +887,7 @@ class PtxDirective:
     declared: tuple[str, ...] = ()  # names declared by .reg/.pred/.shared/.local (with <N> kept)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxLabel:
     """A label defined in a template (``DONE:``), a target for ``bra``."""
 
@@ -896,7 +897,7 @@ class PtxLabel:
     depth: int
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxBrace:
     """A ``{`` or ``}`` of a template, opening or closing a PTX scope block."""
 
@@ -905,7 +906,7 @@ class PtxBrace:
     depth: int  # depth after an opening brace / before a closing one
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxProblem:
     """A piece of a template the PTX parser could not read, with what was wrong; ``kind`` sorts
     it for the rules (PTX205, PTX207), which never read the message for that."""
@@ -916,7 +917,7 @@ class PtxProblem:
     kind: str = "syntax"  # | "separator" (no ';' before one) | "operand-list" | "hash-comment"
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxTemplate:
     """What the PTX parser read from one template; offsets are into ``Template.text``."""
 
@@ -932,7 +933,7 @@ class PtxTemplate:
 # --------------------------------------------------------------------------- findings
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Edit:
     """One text replacement of a fix: the source characters of ``span`` become ``new_text``."""
 
@@ -940,7 +941,7 @@ class Edit:
     new_text: str
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Fix:
     """A correction a rule offers for a finding: edits applied together. An unsafe one may change
     what the code does, so ``--fix`` applies it only with ``--unsafe-fixes``."""
@@ -953,7 +954,7 @@ class Fix:
     refused: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Finding:
     """What a rule reports about one place in a file, with the fix for it where the rule has one."""
 

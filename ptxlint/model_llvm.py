@@ -5,14 +5,15 @@ its names: only the Python front end makes them, and a C++ file's check never ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ptxlint.value_class import value_class
 
 if TYPE_CHECKING:
     from ptxlint.model import Span, Template
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ConstraintEntry:
     """One comma-separated entry of an LLVM constraint string (``"=r,r,~{memory}"``)."""
 
@@ -23,7 +24,7 @@ class ConstraintEntry:
     opaque: bool = False  # a hole sits inside
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class CallArgument:
     """An argument tensor/value of an LLVM-syntax call (Triton ``args``, CuTe ``operands``)."""
 
@@ -33,7 +34,7 @@ class CallArgument:
     elements: int | None = None  # tensor element count when known (1 for a scalar)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PtxPlaceholder:
     """A ``{$rN}``/``{$wN}``/``{$rwN}`` operand placeholder of CuTe DSL's ``inline_ptx`` (MLIR's
     ``nvvm.inline_ptx``), which the NVVM lowering rewrites to ``$K`` before LLVM sees the text."""
@@ -48,7 +49,7 @@ class PtxPlaceholder:
     bound_index: int = -1
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class LlvmCall:
     """What a Triton / CuTe DSL / llvmlite call says beyond its template.
 

@@ -24,7 +24,8 @@ import site
 import sys
 import sysconfig
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+
+from ptxlint.value_class import value_class
 
 
 def _real(path: str) -> str:
@@ -35,7 +36,7 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Distrusted:
     """The folders a program must not come from: the working folder and the linted folders,
     with the running environment's own prefix as the one exception inside them."""

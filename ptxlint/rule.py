@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from ptxlint.analysis.carry import PRODUCERS
@@ -12,12 +12,13 @@ from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span, piece_count
 from ptxlint.ptx.isa_table import DEPRECATED
 from ptxlint.ptx.layout import STRING_PIECES
+from ptxlint.value_class import value_class
 
 if TYPE_CHECKING:
     from ptxlint.analysis.statement import StatementAnalysis
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class RuleContext:
     """What a rule may know beyond the statement: the target and rule options."""
 

@@ -23,7 +23,6 @@ found once, in the innermost function that holds both.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 
 import tree_sitter
 
@@ -33,6 +32,7 @@ from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import CallSite, FunctionFlow, Step
 from ptxlint.frontends.cxx.branches import contradicts
 from ptxlint.frontends.cxx.guards import guards_of
+from ptxlint.value_class import value_class
 
 __all__ = ["GroupClash", "group_clash"]
 
@@ -51,7 +51,7 @@ _RUNTIME_CALLS = LANE_CALLS | THREAD_CALLS
 _KEPT: weakref.WeakKeyDictionary[FunctionFlow, GroupClash | None] = weakref.WeakKeyDictionary()
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class GroupClash:
     """Two steps of one function that ptxas compiles together, ``first`` (in program order)
     naming one ``.cta_group`` and ``second`` the other."""
@@ -173,7 +173,7 @@ class _Places:
         return self._chains
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class _Link:
     """One call of a chain that ``bound_expression`` reads (as a step's ``call``/``inner``)."""
 

@@ -48,6 +48,7 @@ from ptxlint.frontends.split_conditionals import closes_before
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxOperand
 from ptxlint.ptx.effects import special_register
+from ptxlint.value_class import value_class
 
 __all__ = ["FULL_MASK", "LANE_CALLS", "Classifier", "Guard", "Kind", "arm_in_doubt",
            "conditions_before", "divergent_guard", "may_split", "member_mask", "whole_warps"]
@@ -67,7 +68,7 @@ class Kind(str, Enum):
     DIVERGENT = "divergent"  # a condition: true in some lanes of a warp, false in others
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Guard:
     """A condition that splits the warp around a position: the node, and how it guards
     (``if``, ``else``, or ``return``: an earlier early return)."""

@@ -71,6 +71,7 @@ from ptxlint.frontends.syntax_tree import (
 )
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import SHARED_READ, Event, statement_events
+from ptxlint.value_class import value_class
 
 __all__ = ["FOLLOW_DEPTH", "CallSite", "FileFlows", "FunctionFlow", "Opaque", "Step",
            "base_name", "flows_of"]
@@ -84,7 +85,7 @@ CallerSite = tuple["FunctionFlow", int, int]  # a call of a helper: (caller, sta
 _MEMBER = "this:"  # a place's offset: the member of an object a method's step is about
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class CallSite:
     """A call of a same-file helper: where it is, and its argument texts."""
 
@@ -99,7 +100,7 @@ class CallSite:
     receiver: str = ""  # a member call's object expression: ``this`` in the helper
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Step:
     """One protocol event of the function, at byte ``start`` (the asm statement, or the call
     that reaches it); ``order`` breaks ties between the steps of one call."""

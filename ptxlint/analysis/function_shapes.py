@@ -14,7 +14,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import tree_sitter
 
@@ -31,6 +30,7 @@ from ptxlint.analysis.flow_syntax import (
 from ptxlint.analysis.included_helpers import Header
 from ptxlint.frontends.syntax_tree import ParsedSource, nodes_of_kinds, own_function_name
 from ptxlint.model import AsmStatement
+from ptxlint.value_class import value_class
 
 __all__ = ["BodyShape", "FunctionShape", "ShapeIndex", "shapes_of"]
 
@@ -49,7 +49,7 @@ RawCall = tuple[int, int, str, tuple[str, ...], str]
 IfArms = tuple[Node, Node | None, tuple[int, int], tuple[int, int] | None]
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class FunctionShape:
     """One function definition as the tree shows it (byte offsets of the file)."""
 
@@ -67,7 +67,7 @@ class FunctionShape:
     scope_class: str = ""
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class BodyShape:
     """What a function's body holds, read from its tree; never changed once read (every
     flow of the function, in each linted file that reaches it, reads the same lists)."""

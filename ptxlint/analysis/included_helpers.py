@@ -33,7 +33,7 @@ import functools
 import os
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TypeVar
 
 import tree_sitter
@@ -47,6 +47,7 @@ from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, SourceFile
 from ptxlint.ptx import parser as ptx_parser
 from ptxlint.ptx.protocols import SHARED_READ, SHARED_WRITE, STEP_WORDS, statement_events
+from ptxlint.value_class import value_class
 
 __all__ = ["DEPTH", "Header", "extraction_of", "helper_names", "included_headers"]
 
@@ -65,7 +66,7 @@ _WORD = on_first_use(r"[A-Za-z_]\w*")
 _ACCESSES = frozenset({SHARED_READ, SHARED_WRITE})
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Header:
     """One included header: its tree and asm statements."""
 

@@ -18,8 +18,6 @@ memory, whose later readers are not known.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import tree_sitter
 
 from ptxlint.analysis.address_masks import CASTS
@@ -27,6 +25,7 @@ from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 from ptxlint.analysis.value_syntax import callee
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement
+from ptxlint.value_class import value_class
 
 __all__ = ["IndexUse", "index_uses"]
 
@@ -42,7 +41,7 @@ _THROUGH = frozenset({"parenthesized_expression", "cast_expression"})
 _DEPTH = 2
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class IndexUse:
     """A use of the value as a number: the expression that uses it and where it starts, and
     the bytes of the whole arithmetic around it (``extent``: the outermost expression of

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import tree_sitter
 
@@ -41,6 +40,7 @@ from ptxlint.analysis.divergence import (
 from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 from ptxlint.lazy_regex import on_first_use
+from ptxlint.value_class import value_class
 
 __all__ = ["LaneSets", "lane_ranges", "reaching_lanes", "whole_block_reaches"]
 
@@ -78,7 +78,7 @@ _ARITHMETIC: dict[str, Callable[[int, int], int | None]] = {
     "<<": lambda a, b: a << b if b < 31 else None, ">>": lambda a, b: a >> b if b < 31 else None}
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class LaneSets:
     """The lanes of every warp that reach a point (``reach``), and those that left the kernel
     by an early return on the way (``exited``): a ``.sync`` collective no longer waits for

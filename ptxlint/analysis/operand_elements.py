@@ -13,12 +13,12 @@ both."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter
 
 from ptxlint.frontends.syntax_tree import EXPRESSION_OFFSET, nodes_of_kinds, parse_expression
+from ptxlint.value_class import value_class
 
 __all__ = ["MEMBERS", "Element", "member_element", "subscript_element"]
 
@@ -29,7 +29,7 @@ _KINDS = frozenset({"subscript_expression", "field_expression"})
 _FIELD_ACCESS = frozenset({".", "->"})
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Element:
     """One element of an object, named by a literal subscript or a vector member."""
 

@@ -14,8 +14,6 @@ Nothing for an instruction that is opaque, no opcode, or runs into the next one 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ptxlint import file_memos
 from ptxlint.analysis.register_types import floats_typed
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
@@ -25,11 +23,12 @@ from ptxlint.ptx.instructions import is_opcode
 from ptxlint.ptx.judge import Verdict
 from ptxlint.ptx.operand_classes import Issue, parse_immediate
 from ptxlint.ptx.toolkit import toolkit_accepts
+from ptxlint.value_class import value_class
 
 __all__ = ["OperandFinding", "MeantNumber", "number_meant_as_operand", "operand_findings"]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class OperandFinding:
     """What PTX207 reports of ``instruction``: at template offsets ``start``..``end``, with
     ``message``; ``issue`` the grammar's issue where it is one (None for a C-style operand or a
@@ -42,7 +41,7 @@ class OperandFinding:
     issue: Issue | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class MeantNumber:
     """An integer literal of a reported vector (``literal``) where the operand ``operand``,
     which no ``%N`` names, was meant: its number is the literal's value, and it is bound under

@@ -24,7 +24,6 @@ compared.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import tree_sitter
 
@@ -33,6 +32,7 @@ from ptxlint.analysis.template_refs import refs_of
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
+from ptxlint.value_class import value_class
 
 __all__ = ["Overwrite", "overwritten_result", "place_of"]
 
@@ -47,7 +47,7 @@ _INERT = frozenset({"comment", "preproc_call"})
 _PASSED_OVER = 32
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Overwrite:
     """The statement whose every result is lost, and the places written again."""
 

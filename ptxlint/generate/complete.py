@@ -12,16 +12,15 @@ older one), so an opcode or word only newer forms spell is not offered. The edit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import Form
 from ptxlint.ptx.toolkit import assembles
+from ptxlint.value_class import value_class
 
 __all__ = ["Continuation", "continuations", "opcodes"]
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Continuation:
     """A word that may follow, with one complete spelling that starts with the prefix and it
     (the witness: each remaining required slot's first word), and that spelling's form."""

@@ -33,6 +33,7 @@ from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import OperandClass, OperandSpec, Values
 from ptxlint.ptx.parser import parse_template
 from ptxlint.ptx.spaces import SHARED_SPACES, address_uses
+from ptxlint.value_class import value_class
 
 from .select import Selected
 
@@ -69,7 +70,7 @@ _DECLARATION = re.compile(r"\.reg \.(\w+) (\w+);")
 _DECLARED = {"h": "b16", "r": "b32", "l": "b64", "q": "b128", "f": "f32", "d": "f64"}
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class AsmOperand:
     """One operand of the asm statement: its constraint, the C++ expression bound to it, and
     the wrapper parameter (and array element, -1 for a scalar) it carries."""
@@ -84,7 +85,7 @@ class AsmOperand:
         return self.constraint.lstrip("=+&")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Parameter:
     """One parameter of the wrapper. ``kind``: "out" (written by the instruction), "in" (a
     value read), "inout" (an accumulator, read and written), "imm" (a template parameter),
@@ -101,7 +102,7 @@ class Parameter:
     example: int = 0  # a value an immediate may take (the kernel instantiates with it)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Derived:
     """The derived statement: parameters, asm operands (outputs first), the template's PTX
     lines (operands as ``%N``), whether it needs braces, ``volatile`` and ``"memory"``, and the

@@ -9,11 +9,12 @@ modifier no form of the family has), never as a guess at what was meant.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ptxlint.ptx import grammar
 from ptxlint.ptx.grammar import Form, Need
 from ptxlint.ptx.instructions import ptx_requirement
+from ptxlint.value_class import value_class
 
 __all__ = ["Selected", "SelectionError", "select", "spelling"]
 
@@ -22,7 +23,7 @@ class SelectionError(ValueError):
     """The opcode string names no form the generator can write (a usage error)."""
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Selected:
     """One form, spelled: the opcode, its modifiers in the user's order, the slot variables
     they bind (``T`` -> ``f32``) and the target the spelling needs."""

@@ -10,7 +10,6 @@ editor asks) and marks them (``Fix.refused``) before the actions are made.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from lsprotocol import types as lsp
 
@@ -25,11 +24,12 @@ from ptxlint.model import Edit, Finding, SourceFile, Span
 # One grammar for suppressions: the engine's own (``// ptxlint: ignore[...]``); the edit that
 # adds one is shared with ``ptxlint check --add-noqa``.
 from ptxlint.suppress_edits import suppress_edit
+from ptxlint.value_class import value_class
 
 KINDS = (lsp.CodeActionKind(CODE_ACTION_KINDS[0]), FIX_ALL_KIND)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class ActionRequest:
     """An editor's request for code actions: the document, the range asked about, and the findings
     and diagnostics there."""

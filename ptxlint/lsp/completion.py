@@ -19,7 +19,8 @@ completion items. No lint is needed, so completion answers while a lint runs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ptxlint.value_class import value_class
 
 __all__ = ["Item", "complete", "template_prefix"]
 
@@ -33,7 +34,7 @@ _WORD = re.compile(r"[A-Za-z0-9_.:]*\Z")
 _INSTRUCTION_START = re.compile(r'(?:["{};:]|\\[nt]|@!?%*\w+)\s*\Z')
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Item:
     """One completion: what the list shows, what is inserted, and over which range of the
     text (``start``..``end``, offsets)."""

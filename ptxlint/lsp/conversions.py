@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
 from ptxlint.model import line_starts
+from ptxlint.value_class import value_class
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 ENCODINGS = (UTF8, UTF16, UTF32)
@@ -55,7 +55,7 @@ def sanitize(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class LineIndex:
     """Line starts of one text, for converting in both directions."""
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ptxlint.run import orphan_guard
+from ptxlint.value_class import value_class
 
 # Only the standard library at import: the server imports this module, and starts the first
 # worker, before it imports pygls (``ptxlint.lsp.run_from_args``), and without the engine where
@@ -88,7 +89,7 @@ def _reply_result(result: FileResult) -> FileResult:
     return dataclasses.replace(result, findings=findings, statements=[], source=None)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Reply:
     """A lint worker's answer to one call, with the configuration or plugin problems it met."""
 

@@ -6,9 +6,10 @@ look-ups by opcode that the checker, hover, completion and the generator read. T
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from typing import NamedTuple
+
+from ptxlint.value_class import value_class
 
 # The sm_ numbers an architecture- or family-specific feature exists on. ptxas 13.0: sm_90a
 # features (wgmma, setmaxnreg) are on sm_90a only; the sm_100a ones (tcgen05) on the sm_10x
@@ -261,7 +262,7 @@ class OperandSpec:
         self.parts = parts
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Form:
     """One form of the instruction grammar, compiled from its line in ``grammar_data``: the modifier
     slots and operands it admits and the target it needs."""

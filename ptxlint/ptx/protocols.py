@@ -39,10 +39,10 @@ The ISA sections (PTX ISA 9.x; titles rather than numbers, which move between re
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
+from ptxlint.value_class import value_class
 
 __all__ = [
     "BULK_LOAD",
@@ -114,7 +114,7 @@ SHARED_WRITE = "shared.write"
 STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Event:
     """One protocol step of an instruction, with the operands the protocol is about.
 

@@ -13,7 +13,6 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -29,6 +28,7 @@ from ptxlint.report.run_result import RunResult
 from ptxlint.report.sarif_serialize import to_jsonable
 from ptxlint.report.verdict_note import verification_summary
 from ptxlint.rule import Rule
+from ptxlint.value_class import value_class
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -48,7 +48,7 @@ PROBLEM_SEVERITY = {Severity.ERROR: "error", Severity.WARNING: "warning",
 # --------------------------------------------------------------------------- locations
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Locator:
     """Turns finding paths into SARIF artifact locations relative to the scanned root."""
 

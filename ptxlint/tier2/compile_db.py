@@ -11,17 +11,17 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 # Finding the file is apart (ptxlint.tier2.locate): every check looks for one, few read one.
 from ptxlint.tier2.locate import DB_NAME, CompileDbError, locate
+from ptxlint.value_class import value_class
 
 __all__ = ["DB_NAME", "CompileCommand", "CompileDb", "CompileDbError", "load", "locate",
            "project_include_dirs"]
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class CompileCommand:
     """One entry of ``compile_commands.json``: a file, the folder its command runs in, and the
     command."""
@@ -31,7 +31,7 @@ class CompileCommand:
     arguments: tuple[str, ...]  # argv, compiler first
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class CompileDb:
     """A ``compile_commands.json``, read: where it is and its commands."""
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from ptxlint.value_class import value_class
 
 # The newest architecture the libclang 18 wheel knows; newer ones parse as this one.
 MAX_ARCH = 90
@@ -78,7 +79,7 @@ _STD = re.compile(r"^(?:-std|--std)=(?P<std>.+)$")
 _ARCH_VALUE = re.compile(r"(?:sm|compute)_(?P<num>\d+)(?P<suffix>[af]?)")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class ClangFlags:
     """A compile command turned into arguments libclang can parse with, and the GPU architectures
     the command builds for."""

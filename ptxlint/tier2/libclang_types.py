@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from ptxlint.value_class import value_class
+
 _HALF_RECORDS = frozenset({"__half", "__nv_bfloat16"})
 
 
@@ -32,7 +34,7 @@ class TuParseError(Exception):
     """The translation unit could not be parsed (missing header, bad flag, libclang failure)."""
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class OperandType:
     """An asm operand's type as libclang reports it, in ``CType``'s terms."""
 
@@ -41,7 +43,7 @@ class OperandType:
     size: int | None
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class MacroSite:
     """For an asm statement written in a ``#define``: the definition, which of the expansion's
     statements it is, and the invocation it was expanded from."""
@@ -54,7 +56,7 @@ class MacroSite:
     expansion: str  # "file:line" of the invocation, names the "instantiation" of the macro
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class AsmRecord:
     """One asm statement as libclang saw it: where it is, its operands' types, and the template
     instantiation or macro expansion it comes from."""

@@ -37,9 +37,10 @@ from ptxlint.tier2.libclang_types import (
     analyze,
     load_cindex,
 )
+from ptxlint.value_class import value_class
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Instantiated:
     """An operand's type in one template instantiation or macro expansion (or in plain code)."""
 

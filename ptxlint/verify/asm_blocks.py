@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from ptxlint.value_class import value_class
 
 __all__ = ["Block", "asm_blocks", "block_at", "is_begin", "outside_blocks"]
 
@@ -26,7 +27,7 @@ _MARKER = re.compile(r"\s*//\s*(begin|end)\s+inline\s+asm\s*")
 _MARKERS = re.compile(r"//[^\S\n]*(begin|end)[^\S\n]+inline[^\S\n]+asm[^\S\n]*$", re.M)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Block:
     """One inlined asm: the template lines between its markers."""
 

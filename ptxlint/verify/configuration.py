@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.frontends.cxx.preproc import DEFAULT_TARGET, evaluate_guards
@@ -38,6 +37,7 @@ from ptxlint.ptx.targets import (
 )
 from ptxlint.ptx.toolkit import oldest_compiling
 from ptxlint.ptx.versions import CudaVersion, format_cuda, parse_cuda_version
+from ptxlint.value_class import value_class
 from ptxlint.verify.target_choice import DEFAULT_ARCH, chosen_target
 
 _TARGET = re.compile(r"sm_(\d+)([af]?)")
@@ -47,7 +47,7 @@ _NOT = re.compile(r"\s*!\s*\((.*)\)\s*", re.S)
 _NOT_DEFINED = re.compile(rf"\s*!\s*defined\s*(?:\(\s*({_NAME})\s*\)|({_NAME}))\s*")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Configuration:
     """Where a statement's finding can be compiled: ``arch`` (None: no target compiles it, see
     ``why``) and the ``-D``/``-U`` flags that select its branch."""

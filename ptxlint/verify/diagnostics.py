@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ptxlint.value_class import value_class
 
 # ptxas probe.ptx, line 12; error   : Duplicate definition of variable 't'
 _PTXAS = re.compile(r"^ptxas\s+(?P<file>.+?), line (?P<line>\d+); (?P<sev>error|fatal|warning)\s*:"
@@ -24,7 +25,7 @@ _ADDRESS_32 = re.compile(r"32-bit address", re.I)
 _ABI_32 = re.compile(r"32-Bit (?:ABI .* not supported|compilation is no longer supported)", re.I)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Diagnostic:
     """One message of nvcc or ptxas: the file and line it names, its severity and its text."""
 

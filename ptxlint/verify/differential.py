@@ -16,11 +16,11 @@ import difflib
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Finding
+from ptxlint.value_class import value_class
 from ptxlint.verify import scratch
 from ptxlint.verify.asm_blocks import Block, asm_blocks, block_at, outside_blocks
 from ptxlint.verify.runner import Compile
@@ -30,7 +30,7 @@ _REGISTER = re.compile(r"%(?:rd|rs|r|fd|f|p|rq)\d+")
 _LABEL = re.compile(r"\$L__\w+")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Pair:
     """The two compiles of a differential check: the file as written and with the finding's fix."""
 

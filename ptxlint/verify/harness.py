@@ -28,12 +28,12 @@ unverifiable with that said, never refuted: the claim is what the optimizer may 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ptxlint.engine import extract_statements
 from ptxlint.fix import apply_edits
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, SourceFile, Span
+from ptxlint.value_class import value_class
 from ptxlint.verify import cu_probe, differential, immediates
 from ptxlint.verify.asm_blocks import asm_blocks, is_begin, outside_blocks
 from ptxlint.verify.configuration import defines_for
@@ -79,7 +79,7 @@ class NotProbeable(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Unit:
     """The two translation units of one finding: as written and with the fix."""
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ptxlint.model import AsmStatement
+from ptxlint.value_class import value_class
 from ptxlint.verify import cu_probe, ptx_probe
 from ptxlint.verify.identity import StatementKey, key_of, ptxas_target, tool_id
 from ptxlint.verify.recipes import CU, WHOLE_FILE, Recipe
@@ -25,7 +26,7 @@ class Outcomes(dict[str, Outcome]):
         raise NotRun(key)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Variant:
     """One PTX probe of a statement (or split-scope group): the "n" values it was built with, per
     statement of the group, and whether they are the file's own (else stand-ins)."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.model import HOLE, AsmStatement, Operand, Span
+from ptxlint.value_class import value_class
 
 # Register classes nvcc 13 declares for each constraint letter (seen in its -ptx output).
 REGISTER_CLASS = {"h": (".b16", "rs"), "r": (".b32", "r"), "l": (".b64", "rd"),
@@ -26,7 +26,7 @@ class NotProbeable(Exception):
     """The statement cannot be rebuilt faithfully (a macro hole, a ``C`` splice, ...)."""
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class PtxProbe:
     """A PTX module that puts statements' templates before ptxas, and which statement and template
     offset each of its lines came from."""

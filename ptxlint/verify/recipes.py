@@ -12,12 +12,12 @@ type). Listed after CU, it is a fallback: planned only where the .cu probe canno
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ptxlint.analysis.register_types import NARROW_GLOBAL_CLAIM
 from ptxlint.analysis.shared_conversion import OFFSET_CLAIM
 from ptxlint.model import Severity
+from ptxlint.value_class import value_class
 
 if TYPE_CHECKING:
     from ptxlint.model import Finding, Operand
@@ -46,7 +46,7 @@ INLINE_PTX = "cute-inline-ptx"
 ISA_PROBE = "ptx-isa-probe"
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Recipe:
     """How the toolchain can check one rule's claim: the probes to run, and which compiler messages
     agree with it."""

@@ -14,11 +14,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TypeVar
 
 from ptxlint.run.cache import prune_folder, touch_if_stale, write_quietly
+from ptxlint.value_class import value_class
 
 CACHE_VERSION = "1"
 TIMEOUT_S = 120
@@ -83,7 +84,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Compile:
     """One command over input files written to a fresh folder; ``{dir}`` in args is that folder."""
 
@@ -101,7 +102,7 @@ class Compile:
     produces: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Outcome:
     """What one compile returned: its exit status, its messages and the output files read back."""
 

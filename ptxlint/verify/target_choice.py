@@ -17,13 +17,13 @@ never second-guessed here (``configuration.target_for``).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.config import parse_arch
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.instructions import Requirement, instruction_requirement
 from ptxlint.ptx.targets import TARGETS, Target, available
+from ptxlint.value_class import value_class
 
 DEFAULT_ARCH = "sm_90"
 _DEFAULT = Target(90)
@@ -32,7 +32,7 @@ _DEFAULT = Target(90)
 _SUFFIX_RANK = {"": 0, "a": 1, "f": 2}
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Choice:
     """``arch``: the target every instruction of the statement has (None: the default stands
     where ``why`` is "", no target does where it says why)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from ptxlint.program_search import (
     skipped_path_hits,
     which,
 )
+from ptxlint.value_class import value_class
 
 WHEEL_BIN_DIRS = ("nvidia/cu13/bin", "nvidia/cu12/bin", "nvidia/cuda_nvcc/bin")
 # The PTX ISA version each CUDA release writes by default (CUDA 12.x: 8.x, 13.0: 9.0).
@@ -39,7 +40,7 @@ class ToolchainError(Exception):
     """No usable toolchain: the CLI prints the message and exits 2."""
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Tool:
     """An nvcc or ptxas found for ``--verify``: its path, how it was found and its version."""
 
@@ -49,7 +50,7 @@ class Tool:
     version: str  # "13.0.88" or "" when it did not say
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Toolchain:
     """The nvcc and ptxas ``--verify`` compiles with, the targets ptxas accepts, and the problems
     met finding them."""

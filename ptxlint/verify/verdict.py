@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ptxlint.model import Finding
+from ptxlint.value_class import value_class
 
 CONFIRMED, REFUTED, UNVERIFIABLE = "confirmed", "refuted", "unverifiable"
 STATUSES = (CONFIRMED, REFUTED, UNVERIFIABLE)
@@ -13,7 +14,7 @@ STATUSES = (CONFIRMED, REFUTED, UNVERIFIABLE)
 ANOTHER_REASON = "the toolchain rejects the statement for another reason: "
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Verdict:
     """What the toolchain said about one finding: confirmed, refuted or unverifiable, and its
     evidence."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ptxlint.engine import extract_statements
 from ptxlint.model import AsmStatement, Finding, Severity, SourceFile
 from ptxlint.report.run_result import RunResult
 from ptxlint.run.discover import read_source
+from ptxlint.value_class import value_class
 from ptxlint.verify import (
     carry,
     cu_probe,
@@ -118,7 +119,7 @@ MAX_FILE_SIZE = 8 * 1024 * 1024
 _ARCH_IN_TEXT = re.compile(r"\bsm_(\d+)([af]?)\b")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class VerifyOptions:
     """The settings of a ``--verify`` run: target, tools, parallel jobs, compile flags, cache."""
 

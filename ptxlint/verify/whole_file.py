@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ptxlint.model import HOLE, AsmStatement, Span
+from ptxlint.value_class import value_class
 from ptxlint.verify import scratch
 from ptxlint.verify.asm_blocks import Block, asm_blocks, block_at
 from ptxlint.verify.diagnostics import Diagnostic, parse
@@ -113,7 +113,7 @@ class Matcher:
 # --------------------------------------------------------------------------- mapping errors
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Located:
     """An error of a whole-file compile with the asm statements it may be about."""
 
@@ -123,7 +123,7 @@ class Located:
     where: str  # "line 12" (source) or "PTX line 40"
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Report:
     """The result of compiling a file whole: whether it compiled, its errors located in the file's
     statements, and why it failed when no error names a line."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
 import tree_sitter
@@ -17,6 +17,7 @@ from ptxlint.frontends.syntax_tree import grammar_language
 from ptxlint.frontends.syntax_tree import inner_declarator as inner_declarator
 from ptxlint.frontends.syntax_tree import own_function_declarator as own_function_declarator
 from ptxlint.lazy_regex import on_first_use
+from ptxlint.value_class import value_class
 
 Node = tree_sitter.Node
 
@@ -25,7 +26,7 @@ Node = tree_sitter.Node
 Bindings = tuple[tuple[int, str, "_Ty | int"], ...]
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class _Ty:
     """A richer type than ``CType``: enough structure to follow ``*``, ``[]``, ``.`` and ``->``."""
 

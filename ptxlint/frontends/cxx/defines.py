@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.lexer import (
@@ -18,6 +18,7 @@ from ptxlint.frontends.cxx.lexer import (
     tokens,
 )
 from ptxlint.lazy_regex import on_first_use
+from ptxlint.value_class import value_class
 
 # A header is read at most this large; bigger ones are treated as absent.
 MAX_HEADER_BYTES = 16 * 1024 * 1024
@@ -102,7 +103,7 @@ class _Origin:
         return self._load().conditions_at(offset)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class MacroDef:
     """One ``#define``: the macro's name, parameters and body, and where the directive is."""
 

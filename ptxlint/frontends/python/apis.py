@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from ptxlint.value_class import value_class
 
 # A .py file is parsed only if it contains one of these (a `bytes.find` per word).
 PREFILTER: tuple[bytes, ...] = (
@@ -79,7 +80,7 @@ def worth_parsing(text: str) -> bool:
     return _CXX_CALL.search(text) is not None and _CXX_ASM.search(text) is not None
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Api:
     """One callable: its family, parameter names in positional order, and their roles."""
 

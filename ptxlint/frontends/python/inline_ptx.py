@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import tree_sitter
 
 from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.model import HOLE, Constraint, CType, Operand, Span, Template, TemplatePiece
 from ptxlint.model_llvm import CallArgument, ConstraintEntry, LlvmCall, PtxPlaceholder
+from ptxlint.value_class import value_class
 
 from . import mlir_types
 from .values import Values
@@ -56,7 +56,7 @@ _NUMERIC: dict[str, tuple[str, str, str, int]] = {
 }
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class _Arg:
     """One operand the lowering makes: which list it comes from and its constraint letter
     ("" when the source does not say)."""
@@ -68,7 +68,7 @@ class _Arg:
     ctype: CType | None
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class InlinePtx:
     """What the front end needs to build the statement."""
 

@@ -10,16 +10,16 @@ vectors included.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import tree_sitter
 
 from ptxlint.model import CType
+from ptxlint.value_class import value_class
 
 from .values import Values
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class MlirType:
     spelling: str  # "i32", "f16", "vector<2xf16>", "ptr", "ptr<3>"
     kind: str  # "integer" | "floating" | "pointer" | "vector" | "bool"

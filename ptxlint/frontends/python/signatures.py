@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from ptxlint.frontends.syntax_tree import ParsedSource
+from ptxlint.value_class import value_class
 
 
 class Kind(enum.Enum):
@@ -46,7 +47,7 @@ _BY_KEYWORD = (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY)
 _VARIADIC = (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Parameter:
     name: str
     kind: Kind
@@ -58,7 +59,7 @@ class Parameter:
         return self.kind in _VARIADIC
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Signature:
     """A function's parameters in the order of its ``def``."""
 

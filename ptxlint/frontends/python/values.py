@@ -13,13 +13,13 @@ by a key the program computes (``asm_by_op[op]``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import tree_sitter
 
 from ptxlint.frontends.sourced import Sourced, join
 from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import HOLE, Span
+from ptxlint.value_class import value_class
 
 from . import helpers, pystrings
 from .signatures import api_signature, bind, read_signature
@@ -59,7 +59,7 @@ _HIP_TEST = re.compile(r"^\s*(?:[\w.]*\bversion\.hip|[\w.]*\bis_(?:hip|rocm)\s*\
 _CUDA_TEST = re.compile(r"^\s*(?:[\w.]*\bversion\.cuda|[\w.]*\bis_cuda\s*\(\s*\))\s*$")
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class _Event:
     """One binding of a name inside a scope: ``x = v``, ``x += v`` or anything else."""
 

@@ -28,9 +28,10 @@ module reaches stays a call with an unknown template, as before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import tree_sitter
+
+from ptxlint.value_class import value_class
 
 from .helpers import module_function
 from .signatures import Binding, Signature, bind, read_signature
@@ -39,7 +40,7 @@ from .values import Values
 _MAX_USES = 64  # uses read per wrapper
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class Use:
     """One use of the wrapper: its call node, the API call's arguments as that use binds
     them (parameter name of the API -> node), and the wrapper's parameters that the API
