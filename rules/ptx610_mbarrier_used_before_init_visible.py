@@ -205,7 +205,7 @@ def _ordered_between(flow: FunctionFlow, start: int, end: int) -> bool:
     """Something between bytes ``start`` and ``end`` may synchronise the threads: a call that is
     not a toolkit function known to take no step (or one that synchronises), an asm
     statement with a barrier, fence or atomic, or the declaration of an object whose class's
-    constructor may do either (``flow_opaque.constructions``, as the other protocol rules
+    constructor may do either (``function_shapes.constructions``, as the other protocol rules
     count one that may take their step)."""
     if any(start < call_start < end and _may_order(name)
            for call_start, _, name, _ in flow.calls):

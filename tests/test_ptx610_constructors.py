@@ -2,7 +2,7 @@
 something that may make the init visible where its class's constructor may synchronise (a
 ``__syncthreads()``, a barrier or fence in its asm, a call ptxlint cannot see into, an object
 of such a class it declares in turn), as the other protocol rules count a constructor that may
-take their step (``flow_opaque.constructions``). A class whose constructor does none of that,
+take their step (``function_shapes.constructions``). A class whose constructor does none of that,
 or whose constructor is not found, orders nothing."""
 
 from __future__ import annotations

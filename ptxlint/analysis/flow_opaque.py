@@ -4,9 +4,10 @@ whether one of them may take a step it needs to see (``FunctionFlow.opaque_betwe
 
 Two places take steps no call shows: an asm statement ptxlint cannot read (:func:`unreadable`:
 it may be any protocol step), and a declaration of an object, which runs its class's
-constructor (:func:`constructions`; it counts where a constructor of the file or the headers
-the flows read may take a step, :func:`constructor_may_take`). :func:`may_take` answers for a
-call, its definitions followed a few calls deep."""
+constructor (the body's ``constructions``, :mod:`.function_shapes`; it counts where a
+constructor of the file or the headers the flows read may take a step,
+:func:`constructor_may_take`). :func:`may_take` answers for a call, its definitions followed a
+few calls deep."""
 
 from __future__ import annotations
 
@@ -26,14 +27,13 @@ from ptxlint.ptx.protocols import CLUSTER_RELEASE
 if TYPE_CHECKING:
     from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 
-__all__ = ["CALL_DEPTH", "Opaque", "constructions", "constructor_may_take", "constructors_of",
+__all__ = ["CALL_DEPTH", "Opaque", "constructor_may_take", "constructors_of",
            "may_take", "unreadable"]
 
 Node = tree_sitter.Node
 CALL_DEPTH = 3  # how many calls deep may_take reads a helper's callees
 # project assertion macros (EP_DEVICE_ASSERT, CUTE_STATIC_ASSERT...): a check, never a step
 _ASSERT = on_first_use(r"^[A-Z][A-Z0-9_]*ASSERT[A-Z0-9_]*$")
-_CLASS_TYPES = frozenset({"type_identifier", "qualified_identifier", "template_type"})
 
 
 def unreadable(statement: AsmStatement) -> bool:
@@ -42,31 +42,6 @@ def unreadable(statement: AsmStatement) -> bool:
     any protocol."""
     return statement.template.has_holes or any(
         i.opaque for i in statement.ptx.instructions)
-
-
-def constructions(node: tree_sitter.Node) -> list[tuple[int, str]]:
-    """The objects the function body ``node`` declares (``T x;``, ``T x(a);``, ``T x{a};``):
-    each declarator's first byte and the class it names (its last name, no template
-    arguments); a pointer, a reference or a copy of a value (``T x = v;``) runs no
-    constructor of its own here."""
-    found: list[tuple[int, str]] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "declaration":
-            kind = current.child_by_field_name("type")
-            if kind is not None and kind.type in _CLASS_TYPES and kind.text is not None:
-                name = kind.text.decode(errors="replace").split("<", 1)[0]
-                name = name.rsplit("::", 1)[-1].strip()
-                for declarator in current.children_by_field_name("declarator"):
-                    value = declarator.child_by_field_name("value")
-                    if declarator.type == "identifier" or (
-                            declarator.type == "init_declarator" and value is not None
-                            and value.type in ("argument_list", "initializer_list")):
-                        found.append((declarator.start_byte, name))
-        stack.extend(reversed(current.children))
-    found.sort()
-    return found
 
 
 def constructors_of(files: FileFlows, klass: str) -> Iterator[tuple[FileFlows, FunctionFlow]]:

@@ -39,7 +39,6 @@ from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_opaque import (
     Opaque,
-    constructions,
     constructor_may_take,
     may_take,
     unreadable,
@@ -931,7 +930,7 @@ class FileFlows:
         flow.definitions = body.definitions
         flow.raw_calls = body.raw_calls
         flow.template_arguments = body.template_arguments
-        flow.constructions = constructions(flow.node)
+        flow.constructions = body.constructions
         parsed = self.parsed
         for statement in sorted(flow.statements, key=lambda s: s.span.start):
             start = parsed.to_byte(statement.span.start)

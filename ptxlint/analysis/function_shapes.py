@@ -32,13 +32,15 @@ from ptxlint.frontends.syntax_tree import ParsedSource, nodes_of_kinds, own_func
 from ptxlint.model import AsmStatement
 from ptxlint.value_class import value_class
 
-__all__ = ["BodyShape", "FunctionShape", "ShapeIndex", "shapes_of"]
+__all__ = ["BodyShape", "FunctionShape", "ShapeIndex", "constructions", "shapes_of"]
 
 Node = tree_sitter.Node
 
 _LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})
 _KINDS = frozenset({"call_expression", "if_statement", "return_statement", "identifier",
-                    "gnu_asm_expression", "lambda_expression", "goto_statement", *_LOOPS})
+                    "gnu_asm_expression", "lambda_expression", "goto_statement", "declaration",
+                    *_LOOPS})
+_CLASS_TYPES = frozenset({"type_identifier", "qualified_identifier", "template_type"})
 # a name a call spells as one word: found among a function's words (``\b`` on both sides)
 _WORD = re.compile(rb"\w+")
 _ONE_WORD = re.compile(r"\w+", re.ASCII)
@@ -85,6 +87,8 @@ class BodyShape:
     template_arguments: dict[int, tuple[str, ...]]  # a call's explicit ones, by its first byte
     # where its ``goto`` statements are: a label before one makes a loop no loop statement shows
     gotos: list[int]
+    # the objects it declares, which run their class's constructor (``constructions``)
+    constructions: list[tuple[int, str]]
 
 
 class ShapeIndex:
@@ -274,7 +278,32 @@ def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement])
         loops=loops, ifs=ifs, returns=list(found.get("return_statement", ())),
         identifiers=identifiers, definitions=definitions, raw_calls=raw_calls,
         template_arguments=bound_arguments,
-        gotos=[n.start_byte for n in found.get("goto_statement", ())])
+        gotos=[n.start_byte for n in found.get("goto_statement", ())],
+        constructions=constructions(found.get("declaration", ())))
+
+
+def constructions(declarations: Sequence[Node]) -> list[tuple[int, str]]:
+    """The objects ``declarations`` (a body's, in order) declare (``T x;``, ``T x(a);``,
+    ``T x{a};``): each declarator's first byte and the class it names (its last name, no
+    template arguments); a pointer, a reference or a copy of a value (``T x = v;``) runs no
+    constructor of its own here. Read from the body's one walk (``_body``), where the flows
+    walked each function's whole tree again from Python for them: CUTLASS ``include/`` with
+    --preview, 6,904 walks and 2.0 of its 20 s profiled."""
+    found: list[tuple[int, str]] = []
+    for declaration in declarations:
+        kind = declaration.child_by_field_name("type")
+        if kind is None or kind.type not in _CLASS_TYPES or kind.text is None:
+            continue
+        name = kind.text.decode(errors="replace").split("<", 1)[0]
+        name = name.rsplit("::", 1)[-1].strip()
+        for declarator in declaration.children_by_field_name("declarator"):
+            value = declarator.child_by_field_name("value")
+            if declarator.type == "identifier" or (
+                    declarator.type == "init_declarator" and value is not None
+                    and value.type in ("argument_list", "initializer_list")):
+                found.append((declarator.start_byte, name))
+    found.sort()
+    return found
 
 
 _DIRECTIVES = frozenset(("preproc_if", "preproc_elif"))
