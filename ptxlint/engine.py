@@ -433,6 +433,28 @@ class RulePlan:
             chosen = self.chosen[features] = (pure, other)
         return chosen
 
+    def features(self, statement: AsmStatement) -> int:
+        """The needs of the plan's rules that hold for ``statement``, as bits of the masks."""
+        features = 0
+        if self.summarized:
+            summarized = self.summarized
+            for name in summary_of(statement).holds:
+                features |= summarized.get(name, 0)
+        if self.parsed:
+            parsed = self.parsed
+            for name in parse_features(statement, self.wanted):
+                features |= parsed.get(name, 0)
+        for bit, test in self.tests:
+            if test(statement):
+                features |= bit
+        return features
+
+    def wants(self, k: int, features: int) -> bool:
+        """Whether ``active[k]`` is called on a statement with ``features`` (else its outcome
+        is ``NOTHING``)."""
+        mask = self.masks[k]
+        return not mask or bool(mask & features)
+
     def outcomes(self, statement: AsmStatement, context: RuleContext) -> list[Outcome]:
         """What ``run_rule`` gives for each active rule, without a call of it per rule."""
         row: list[Outcome] = [NOTHING] * len(self.active)
@@ -448,18 +470,7 @@ class RulePlan:
                 if entry is not None:
                     self._replay(statement, context, row, entry)
                     return row
-        features = 0
-        if self.summarized:
-            summarized = self.summarized
-            for name in summary_of(statement).holds:
-                features |= summarized.get(name, 0)
-        if self.parsed:
-            parsed = self.parsed
-            for name in parse_features(statement, self.wanted):
-                features |= parsed.get(name, 0)
-        for bit, test in self.tests:
-            if test(statement):
-                features |= bit
+        features = self.features(statement)
         pure, other = self.calls(features)
         _call(other, statement, context, row)
         if key is None:
