@@ -355,9 +355,11 @@ class FunctionFlow:
     # ------------------------------------------------------------------ operand keys
 
     def key(self, step: Step, operand: PtxOperand | None) -> str | None:
-        """The variable of this function that ``operand`` of ``step`` is about, or ``None``."""
-        place = self.place(step, operand)
-        return place[0] if place is not None else None
+        """The variable of this function that ``operand`` of ``step`` is about, or ``None``:
+        ``place``'s variable, without the offset it also works out (a wgmma's 128
+        accumulators are keyed each, ``keys``)."""
+        expression = operand_expression(step.statement, operand)
+        return self._name_of(step, expression, []) if expression is not None else None
 
     def place(self, step: Step, operand: PtxOperand | None,
               trail: list[str] | None = None) -> tuple[str, str] | None:
