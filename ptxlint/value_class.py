@@ -71,13 +71,11 @@ def _with_value_methods(cls: _C) -> _C:
         "__hash__": __hash__,
         "__repr__": recursive_repr()(__repr__),
     }
-    own = cls.__dict__
-    # as ``dataclass`` reads it: a class that spells ``__eq__`` alone has ``__hash__`` None
-    # in its namespace, which is no hash of its own
+    own = dict(cls.__dict__)
     if own.get("__hash__", _MISSING) is None and "__eq__" in own:
-        del made["__hash__"]
-        cls.__hash__ = __hash__  # type: ignore[assignment]
-        __hash__.__qualname__ = f"{cls.__qualname__}.__hash__"
+        # as ``dataclass`` reads it: a class that spells ``__eq__`` alone has ``__hash__``
+        # None in its namespace, which is no hash of its own
+        del own["__hash__"]
     for name, method in made.items():
         if name not in own:
             method.__qualname__ = f"{cls.__qualname__}.{name}"

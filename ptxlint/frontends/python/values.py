@@ -84,6 +84,7 @@ class Values:
         self._params: dict[int, set[str] | None] = {}  # None: not a parameter list Python takes
         self._steps = 0
         self._in_helper = False
+        self._shared_names: dict[str, bool] = {}  # (``_shared``: one walk of the module a name)
         # `if` statements read one branch at a time (if_statement id -> branch index: 0 the
         # body, then each elif/else in order, len(branches) none taken), and those whose
         # branches bind a string the last resolution met: the front end reads each branch
@@ -410,6 +411,12 @@ class Values:
         """Whether the module uses ``name`` otherwise than as a binding's target or a
         ``join``'s argument: a method call, an item assignment or a call it is passed to may
         change a list, and a read is not worth telling from those."""
+        known = self._shared_names.get(name)
+        if known is None:
+            known = self._shared_names[name] = self._used_otherwise(name)
+        return known
+
+    def _used_otherwise(self, name: str) -> bool:
         stack = [self.root]
         while stack:
             current = stack.pop()
