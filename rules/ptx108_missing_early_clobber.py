@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.early_clobber import EarlyClobber
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.model import HOLE, AsmStatement, Edit, Finding, Fix, Operand, Severity, Span
+from ptxlint.model import AsmStatement, Edit, Finding, Fix, Operand, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
 from ._optimizer import equals_in_source
@@ -95,10 +94,10 @@ the same where the registers were apart already, and what it was meant to where 
         if not clashes:
             return
         # one finding for the statement: at the earliest read, naming every output to mark
-        first = min(clashes, key=lambda c: (_read_at(c), c.output.index))
+        first = min(clashes, key=lambda c: (c.read_span, c.output.index))
         prefix = statement.ref_prefix
         output, rival = first.output, first.input
-        at = _read_at(first)
+        at, end = first.read_span
         others = [c.output for c in clashes if c is not first]
         also = ""
         if others:
@@ -121,8 +120,6 @@ the same where the registers were apart already, and what it was meant to where 
                 if first.read is not None else
                 f"this part of the template, which ptxlint cannot read, the only place input "
                 f"{prefix}{rival.index} ('{rival.constraint.text}') can be read")
-        end = (first.read.operand.end if first.read is not None
-               else _hole_end(statement.template.text, at))
         yield self.finding(
             statement,
             self.template_span(statement, at, end),
@@ -148,15 +145,3 @@ def _early_clobber(statement: AsmStatement, output: Operand) -> Edit | None:
     if _early(output.constraint.text) not in _early(statement.source.text[span.start:span.end]):
         return None
     return Edit(Span(at + 1, at + 1), "&")
-
-
-def _read_at(clash: EarlyClobber) -> int:
-    """Where the input is read: the ``%N`` token, or the hole that must read it."""
-    return clash.read.operand.start if clash.read is not None else clash.hole
-
-
-def _hole_end(text: str, start: int) -> int:
-    end = start
-    while end < len(text) and text[end] == HOLE:
-        end += 1
-    return end

@@ -45,13 +45,20 @@ class EarlyClobber(NamedTuple):
     """An output written (``write``) before a read of an input of its register class
     (``read``) that a path through the template runs to after the write; or, where the
     template has a part ptxlint cannot read (a hole), before that part, with the input read
-    nowhere else: ``read`` is then None and ``hole`` the part's template offset."""
+    nowhere else: ``read`` is then None and ``hole`` the part's template offsets."""
 
     output: Operand
     input: Operand
     write: Access
     read: Access | None
-    hole: int = -1
+    hole: tuple[int, int] = (-1, -1)
+
+    @property
+    def read_span(self) -> tuple[int, int]:
+        """The template offsets where the input is read: its ``%N`` token, or the hole that
+        must read it."""
+        return (self.read.operand.start, self.read.operand.end) if self.read is not None \
+            else self.hole
 
 
 def early_clobbers(statement: AsmStatement, analysis: StatementAnalysis) -> dict[int, EarlyClobber]:
@@ -118,7 +125,8 @@ def _before_hole(statement: AsmStatement, output: Operand, write: Access,
     input of its class is read nowhere in the text around the hole: if the input is read at
     all, the hole reads it, after the write (a loop's body built when the program runs, after
     outputs zeroed). Nothing before the write may branch or be guarded past it."""
-    hole = statement.template.text.find(HOLE)
+    text = statement.template.text
+    hole = text.find(HOLE)
     if write.instruction.end > hole or write.instruction.predicate is not None:
         return None
     for instruction in statement.ptx.instructions:
@@ -128,7 +136,10 @@ def _before_hole(statement: AsmStatement, output: Operand, write: Access,
             return None
     for rival in rivals:
         if not reads_of(statement, rival.index):
-            return EarlyClobber(output, rival, write, None, hole)
+            end = hole
+            while end < len(text) and text[end] == HOLE:
+                end += 1
+            return EarlyClobber(output, rival, write, None, (hole, end))
     return None
 
 
