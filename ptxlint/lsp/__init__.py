@@ -83,6 +83,8 @@ def run_from_args(args: argparse.Namespace, whole_process: bool = False) -> int:
 
         service = LintService()
         service.start()
+        if early is not None and early.document is not None:
+            _load_server_serving_edits(early)
     try:
         from ptxlint.lsp.server import Options, build_server
     except ImportError as exc:
@@ -123,6 +125,30 @@ def _first_messages(args: argparse.Namespace) -> Any:
     except (AttributeError, OSError, ValueError):  # a host's replaced streams
         return None
     return early.read_first_messages(fd, out, args.rule_docs_url)
+
+
+def _load_server_serving_edits(early: Any) -> None:
+    """Import the full server in another thread while the early reader lints the edits of the
+    document it published (``early.serve_edits``): pygls's imports take half a second, which
+    a keystroke right after the file opened would otherwise wait for. An import that fails
+    there fails again, and is reported, where the caller imports the server."""
+    import threading
+
+    from ptxlint.lsp import early as early_reader
+
+    loaded = threading.Event()
+
+    def load() -> None:
+        try:
+            import ptxlint.lsp.server  # noqa: F401
+        except BaseException:  # noqa: BLE001 - imported again, and reported, by the caller
+            pass
+        finally:
+            loaded.set()
+
+    threading.Thread(target=load, name="ptxlint-lsp-load", daemon=True).start()
+    early_reader.serve_edits(early, lambda: not loaded.is_set())
+    loaded.wait()
 
 
 # How long the interpreter's own exit may take once the server has stopped serving.

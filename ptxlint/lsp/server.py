@@ -502,9 +502,11 @@ def build_server(options: Options | None = None, service: LintService | None = N
             server.client_register_capability(lsp.RegistrationParams([registration]))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+    def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+        # opened here, not in a task: an edit handled before the task runs (read in the same
+        # chunk, or handed over by the early reader) must find the document to apply to
         document = server.open(params.text_document)
-        await server.lint(document.uri)
+        asyncio.ensure_future(server._lint_logged(document.uri))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
