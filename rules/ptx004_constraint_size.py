@@ -65,6 +65,15 @@ an `int64` in `r` keeps its low 32 bits, an `f32` in `d` reads as 0.0, an `f16` 
 in `r` is a 32-bit register that `neg.f16` rejects (research note 1.3, 4d, 5c). A packed pair
 of halves is one 32-bit `r`; 8-bit values widen harmlessly.
 
+In LLVM syntax (CuTe DSL's and JAX's `llvm.inline_asm`, whose values' MLIR types are known:
+`Float32(x).ir_value()`, `T.i32()`), an input tied to an output (`"0"`) is that output's register
+on entry, so its value must have the output's type. An `i32` tied to an `f32` output is read as
+the float with its bits (LLVM 22 compiles it so; LLVM 14 stops with "Unsupported asm: input
+constraint with a matching output constraint of incompatible type!"). The usual cause is a list
+of values out of the constraints' order: an `mma`'s accumulators listed first, where the
+constraints put its fragments, so every tie takes a fragment. One finding names every such tie
+of the statement; ties whose types are unknown, or only packed (`<2 x half>`), are not judged.
+
 ## Example
 ```cuda
 __shared__ float tile[2][128];
@@ -170,7 +179,9 @@ for types no letter fits (`char`, `__half`).
         """Triton: LLVM gives each value a register of its constraint letter's width, so a
         64-bit value in 'r' is truncated, an f32 in 'd' or 'h' reads garbage, an f16 alone in
         'r' is a 32-bit register (research note 1.3, 4d, 5c). 8-bit values widen harmlessly."""
-        misfits = analysis_of(statement).llvm_width_misfits
+        analysis = analysis_of(statement)
+        yield from self._ties(statement, analysis.llvm_tie_misfits)
+        misfits = analysis.llvm_width_misfits
         for operand in statement.operands:
             if operand.index not in misfits:
                 continue
@@ -194,6 +205,33 @@ for types no letter fits (`char`, `__half`).
                 )
                 + _llvm_advice(statement, operand, right, bits),
             )
+
+    def _ties(self, statement: AsmStatement, ties: dict[int, int]) -> Iterator[Finding]:
+        """One finding for the statement's inputs whose types differ from those of the outputs
+        they are tied to: a list of values out of the constraints' order mismatches them all
+        at once."""
+        if not ties:
+            return
+        prefix = statement.ref_prefix
+        operands = statement.operands
+        pairs = [
+            f"{prefix}{i} ({_spelled(operands[i].ctype)}) to {prefix}{o} "
+            f"({_spelled(operands[o].ctype)})"
+            for i, o in ties.items()
+        ]
+        first = operands[next(iter(ties))]
+        yield self.finding(
+            statement,
+            first.constraint.span,
+            f"tied input{'s' if len(pairs) > 1 else ''} {', '.join(pairs)}: a tied input is "
+            "its output's register on entry, so the template reads "
+            + ("its bits as the output's type" if len(pairs) == 1
+               else "each value's bits as its output's type")
+            + " (LLVM 22 compiles it so; LLVM 14 stops with 'Unsupported asm: input constraint "
+            "with a matching output constraint of incompatible type!'); pass values of the "
+            "outputs' types there, or check that the values are listed in the constraints' "
+            "order",
+        )
 
     def _per_instantiation(
         self, statement: AsmStatement, operand: Operand, context: RuleContext, guarded: bool
@@ -284,6 +322,10 @@ def _letter_edit(statement: AsmStatement, operand: Operand, old: str, new: str) 
         return None  # a macro, a prefix, an escape or several pieces: do not guess
     at = c.span.start + 1 + c.text.rfind(old)
     return Edit(Span(at, at + 1), new)
+
+
+def _spelled(ctype: CType | None) -> str:
+    return ctype.spelling if ctype is not None else "?"
 
 
 def _llvm_advice(statement: AsmStatement, operand: Operand, letter: str, bits: int) -> str:

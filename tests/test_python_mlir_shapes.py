@@ -250,3 +250,48 @@ def test_inline_ptx_placeholder_with_a_computed_number_is_a_hole() -> None:
     (s,) = statements(text)
     assert s.template.text == f"@{HOLE} add.s32 $0, {HOLE}, 1;"
     assert "$r" not in s.template.text
+
+
+MMA = (
+    "from cutlass import Float32, Uint32\nfrom cutlass._mlir.dialects import llvm\n"
+    "from cutlass.cutlass_dsl import T\n\n"
+    "def mma(d0, d1, a0, a1, loc=None, ip=None):\n"
+    "    return llvm.inline_asm(\n"
+    "        llvm.StructType.get_literal([T.f32(), T.f32()]),\n"
+    "        [{values}],\n"
+    "        'fma.rn.f32 $0, $2, $3, $0; fma.rn.f32 $1, $2, $3, $1;',\n"
+    "        '=f,=f,r,r,0,1', has_side_effects=False)\n"
+)
+IN_ORDER = "Uint32(a0).ir_value(), Uint32(a1).ir_value(), Float32(d0).ir_value(), " \
+    "Float32(d1).ir_value()"
+SHIFTED = "Float32(d0).ir_value(), Float32(d1).ir_value(), Uint32(a0).ir_value(), " \
+    "Uint32(a1).ir_value()"
+
+
+def test_tied_inputs_are_typed_in_the_operand_list_s_order() -> None:
+    # LLVM's operand list holds every input, the tied ones ("0", "1") among them in the
+    # constraints' order: pairing only the untied ones left every type out
+    (s,) = statements(MMA.format(values=IN_ORDER))
+    assert [o.ctype.spelling if o.ctype else None for o in s.operands] == [
+        "f32", "f32", "i32", "i32", "f32", "f32"]
+
+
+def test_a_tied_input_of_another_type_than_its_output_is_one_finding() -> None:
+    from tests.conftest import lint_text
+
+    assert lint_text(MMA.format(values=IN_ORDER), "k.py") == []
+    found = lint_text(MMA.format(values=SHIFTED), "k.py")
+    assert [f.rule for f in found] == ["PTX004"]
+    assert "$4 (i32) to $0 (f32), $5 (i32) to $1 (f32)" in found[0].message
+    text = MMA.format(values=SHIFTED)
+    assert text[found[0].span.start : found[0].span.end] == "0"
+
+
+def test_a_tie_of_one_kind_and_width_or_of_unknown_type_is_silent() -> None:
+    from tests.conftest import lint_text
+
+    same = MMA.format(values=IN_ORDER).replace("Uint32(a0)", "Float32(a0)")
+    unknown = MMA.format(values=SHIFTED).replace("Uint32(a0).ir_value()", "a0").replace(
+        "Uint32(a1).ir_value()", "a1")
+    for text in (same, unknown):
+        assert [f.rule for f in lint_text(text, "k.py", select=("PTX004",))] == []

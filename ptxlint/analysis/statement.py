@@ -44,7 +44,7 @@ from ptxlint.analysis.roots import ConstraintProblem, NonScalar, RegisterMisfit,
 from ptxlint.analysis.template_refs import refs_of
 from ptxlint.analysis.unreferenced_operands import unreferenced_operands
 from ptxlint.constraints import VALID_LETTERS, is_array
-from ptxlint.model import AsmStatement, Clobber, Operand, PercentToken, PtxInstruction
+from ptxlint.model import AsmStatement, Clobber, CType, Operand, PercentToken, PtxInstruction
 from ptxlint.ptx.address_bases import address_bases
 from ptxlint.ptx.flow import WriteAnalysis, analyze
 from ptxlint.ptx.grammar import REJECTED, Issue, judged
@@ -262,6 +262,29 @@ class StatementAnalysis:
             bits = ctype.size * 8
             if bits != width and bits != 8:
                 found[operand.index] = (bits, width)
+        return found
+
+    @fact
+    def llvm_tie_misfits(self) -> dict[int, int]:
+        """LLVM syntax: by input index, the output it is tied to (``"0"``) where the two values'
+        types differ in kind (integer or floating) or width, both scalars whose types are
+        known. LLVM's instruction selection stops there (``Unsupported asm: input constraint
+        with a matching output constraint of incompatible type!``): a tied input shares its
+        output's register, so it must be a value of the output's type (PTX004's findings)."""
+        found: dict[int, int] = {}
+        if self.statement.syntax != "llvm":
+            return found
+        operands = self.statement.operands
+        for operand in operands:
+            letters = operand.constraint.letters
+            if operand.role != "input" or operand.constraint.opaque or not letters.isdigit():
+                continue
+            tied = int(letters)
+            if tied >= len(operands) or operands[tied].role != "output":
+                continue  # PTX504's
+            mine, theirs = _scalar_type(operand.ctype), _scalar_type(operands[tied].ctype)
+            if mine is not None and theirs is not None and mine != theirs:
+                found[operand.index] = tied
         return found
 
     def size_misfit(self, index: int) -> RegisterMisfit | None:
@@ -914,6 +937,15 @@ def _no_form_spells(verdict: Verdict) -> bool:
 
 # The register each LLVM constraint letter makes, in bits (Triton, CuTe DSL, llvmlite).
 _LLVM_WIDTH = {"h": 16, "r": 32, "f": 32, "l": 64, "d": 64}
+
+
+def _scalar_type(ctype: CType | None) -> tuple[str, int] | None:
+    """(kind, bytes) of a scalar integer or floating value; None for anything else or unknown
+    (a packed ``<2 x f16>``, a vector, a pointer)."""
+    if ctype is None or ctype.size is None or ctype.kind not in ("integer", "floating") \
+            or ctype.spelling.startswith(("<", "vector")):
+        return None
+    return ctype.kind, ctype.size
 
 
 # The analyses of the current file's statements, by identity (the statement is held, so its

@@ -65,7 +65,7 @@ def mlir_operand_types(
     res = bound.get(res_name) if res_name else None
     args = bound.get(args_name) if args_name else None
     outputs = [o for o in operands if o.role == "output"]
-    inputs = [o for o in operands if o.role == "input" and not o.constraint.letters.isdigit()]
+    inputs = [o for o in operands if o.role == "input"]
     types: dict[int, mlir_types.MlirType] = {}
     labels: dict[int, tuple[str, Span]] = {}
     if res is not None:
