@@ -268,9 +268,10 @@ class StatementAnalysis:
     def llvm_tie_misfits(self) -> dict[int, int]:
         """LLVM syntax: by input index, the output it is tied to (``"0"``) where the two values'
         types differ in kind (integer or floating) or width, both scalars whose types are
-        known. LLVM's instruction selection stops there (``Unsupported asm: input constraint
-        with a matching output constraint of incompatible type!``): a tied input shares its
-        output's register, so it must be a value of the output's type (PTX004's findings)."""
+        known. A tied input is its output's register on entry, so the template reads its bits
+        as the output's type (LLVM 22 compiles it so; LLVM 14 stops with ``Unsupported asm:
+        input constraint with a matching output constraint of incompatible type!``): PTX004's
+        findings."""
         found: dict[int, int] = {}
         if self.statement.syntax != "llvm":
             return found
