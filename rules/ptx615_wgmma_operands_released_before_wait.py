@@ -1,0 +1,160 @@
+"""PTX615 wgmma-operands-released-before-wait."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
+from ptxlint.analysis.stage_links import Inputs, computed_from, joined, same_stage
+from ptxlint.model import AsmStatement, Finding, PtxOperand, Severity
+from ptxlint.ptx.protocols import MBAR_ARRIVE, WG_COMMIT, WG_MMA, WG_WAIT
+from ptxlint.rule import Rule, RuleContext
+
+from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, step_span, where
+
+_RETIRE = frozenset({WG_COMMIT, WG_WAIT})
+
+
+def _reaches(flow: FunctionFlow, first: Step, later: Step) -> bool:
+    """``later`` follows ``first`` in program order on some run: after it, in the same lambda,
+    not in the other arm of an ``if`` that holds it."""
+    return ((first.start, first.order) < (later.start, later.order)
+            and flow.lambda_at(first.start) == flow.lambda_at(later.start)
+            and not flow.exclusive(first.start, later.start))
+
+
+def _retired(flow: FunctionFlow, mma: Step, arrive: Step) -> bool:
+    """A ``wgmma.commit_group`` after ``mma`` and a ``wgmma.wait_group`` after that commit lie
+    before ``arrive``: the wait may be the one that completes the wgmma's group (whatever its
+    N: ``wait_group 1`` leaves the newest group pending, and the arrive may release the
+    previous stage's buffers, which that wait completed)."""
+    commits = [s for s in flow.steps_between(mma, arrive, {WG_COMMIT}) if _reaches(flow, mma, s)]
+    return bool(commits) and any(
+        _reaches(flow, mma, s) for s in flow.steps_between(commits[0], arrive, {WG_WAIT}))
+
+
+def _matrices(mma: Step) -> tuple[PtxOperand, ...]:
+    """The operands of a ``wgmma.mma_async`` that address shared memory: its A descriptor
+    (unless A is a vector of registers) and its B descriptor (``d, a, b, ...``, the sparse
+    form's too)."""
+    operands = mma.instruction.operands[1:3]
+    return tuple(o for o in operands if o.kind != "vector")
+
+
+def released_early(flow: FunctionFlow, mma: Step) -> Iterator[tuple[Step, str, bool]]:
+    """Each ``mbarrier.arrive`` on the stage ``mma`` reads (:func:`.same_stage`: the
+    barrier's address and a descriptor of the wgmma are computed from one index that changes
+    each turn of a loop around both) that a run reaches after ``mma`` with no
+    ``wgmma.commit_group`` and ``wgmma.wait_group`` in between, and no later
+    ``wgmma.mma_async`` before it (that one is the arrive's finding), with the index and
+    whether a commit lies between. Silent where a call ptxlint cannot read, which may commit
+    or wait, lies between, and for two steps of one helper call (the helper's own finding)."""
+    read: Inputs | None = None
+    for arrive in flow.steps:
+        if arrive.kind != MBAR_ARRIVE or not _reaches(flow, mma, arrive):
+            continue
+        if mma.call is not None and arrive.call is not None and \
+                mma.call.start == arrive.call.start:
+            continue
+        if any(_reaches(flow, s, arrive) for s in flow.steps_between(mma, arrive, {WG_MMA})):
+            continue
+        if _retired(flow, mma, arrive) or flow.opaque_between(mma.start, arrive.start, _RETIRE):
+            continue
+        if read is None:
+            read = joined([computed_from(flow, mma, o) for o in _matrices(mma)])
+        barrier = computed_from(flow, arrive, arrive.event.memory)
+        stage = same_stage(flow, read, barrier, (mma.start, arrive.start))
+        if stage is None:
+            continue
+        committed = any(_reaches(flow, mma, s)
+                        for s in flow.steps_between(mma, arrive, {WG_COMMIT}))
+        yield arrive, stage, committed
+
+
+class WgmmaOperandsReleasedBeforeWait(Rule):
+    id = "PTX615"
+    name = "wgmma-operands-released-before-wait"
+    preview = True
+    severity = Severity.WARNING
+    needs = ("instructions", "helper-calls")
+    summary = "mbarrier.arrive after a wgmma.mma_async with no commit_group and wait_group between"
+    tags = ("correctness", "async", "wgmma")
+    docs = """\
+## What it does
+Flags an `mbarrier.arrive` (or `arrive_drop`) on the pipeline stage a `wgmma.mma_async`
+reads, reached after the wgmma with no `wgmma.commit_group` followed by a `wgmma.wait_group`
+between them. A `wgmma.mma_async` reads its B matrix, and its A matrix when A is a
+descriptor, from shared memory while it runs; arriving on a stage's "empty" mbarrier is how a
+consumer tells the producer (a TMA warp, another warpgroup) that the stage may be refilled.
+Arriving before the wait lets the producer overwrite the stage while the tensor cores still
+read it.
+
+The arrive is on the wgmma's stage where one index picks both: the barrier's address names a
+variable that the wgmma's A or B descriptor is computed from (through locals, helper
+parameters and the template's own registers, such as a `mapa` of the address), or the other
+way round, and that variable changes in a loop around both (`stage = k % STAGES`, `++qidx`):
+`mbar_arrive(empty[stage])` after a wgmma on `smem_a + stage * TILE`. An arrive on another
+barrier (a scheduler's, a "tile ready" signal, another buffer's slot) is not flagged, nor one
+on a stage picked by another index, even one computed from the same counter (`slot = it %
+SLOTS` against `stage = it % STAGES`), nor any arrive where no loop picks a stage.
+
+The steps are those of the function and of the same-file and project-header helpers it calls
+(a few calls deep). Any wait after a commit silences the rule, whatever its N: after
+`wgmma.wait_group 1` the newest group may still be running, but a pipeline releases the
+previous stage there (`wait_group 1; arrive(empty[k - 1])`), and which turn's stage an index
+holds is a run-time fact. A wgmma and an arrive in the two arms of one `if` (a producer and a
+consumer warpgroup), or in two lambdas, are not in program order. Where two
+`wgmma.mma_async` come before the arrive, the later one is reported; where a wgmma and an
+arrive are two steps of one helper call, the helper's own flow reports them. A `bar.arrive`
+or `bar.sync` (a named barrier, such as FlashAttention-3's warp scheduler barrier) is no
+mbarrier and is not flagged. Only program order within one turn of a loop is read: an arrive
+at the top of a loop body, reached after the previous turn's wgmma, is not compared.
+""" + UNREADABLE_STEPS + ALIAS_CALLS + """This rule is in preview.
+
+## Why is this bad?
+PTX ISA 9.7.15 ("Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions") lists
+the protocol: "The `wgmma.mma_async` operation is performed in the async proxy", then commit
+the outstanding operations into a wgmma-group with `wgmma.commit_group`, then wait for the
+group, and "Once the wgmma-group completes, all the `wgmma.mma_async` operations have been
+performed and completed." Nothing before that completion says the async proxy is done reading
+the matrices in shared memory. An `mbarrier.arrive` releases the thread's own prior memory
+accesses (generic proxy), not the wgmma's. The producer that waits on the barrier then
+overwrites the stage with the next tile while the tensor cores may still read it: a result
+mixed from two tiles, depending on timing, which no compile shows (akeley98/spork fixed this
+twice, 43af803 and 9b3ffd1).
+
+## Example
+```cuda
+for (int k = 0; k < k_tiles; ++k) {
+  mbar_wait(full[k % STAGES], (k / STAGES) & 1);
+  wgmma_fence();
+  wgmma_m64n128k8(acc, desc_a(k), desc_b(k));
+  mbar_arrive(empty[k % STAGES]);  // the wgmma may still read this stage
+}
+wgmma_commit_group();
+wgmma_wait_group<0>();
+```
+
+## Use instead
+```cuda
+for (int k = 0; k < k_tiles; ++k) {
+  mbar_wait(full[k % STAGES], (k / STAGES) & 1);
+  wgmma_fence();
+  wgmma_m64n128k8(acc, desc_a(k), desc_b(k));
+  wgmma_commit_group();
+  wgmma_wait_group<0>();  // or wait_group<1> and release stage k - 1
+  mbar_arrive(empty[k % STAGES]);
+}
+```
+"""
+
+    def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        for flow, mma in steps_of_kind(context, statement, WG_MMA):
+            for arrive, stage, committed in released_early(flow, mma):
+                missing = ("a wgmma.wait_group" if committed
+                           else "a wgmma.commit_group and a wgmma.wait_group")
+                yield self.finding(
+                    statement, step_span(flow, arrive),
+                    f"mbarrier.arrive here releases the stage `{stage}` picks while the "
+                    f"wgmma.mma_async at {where(flow, mma)} may still be reading it: {missing} "
+                    f"must come between")
