@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How much of real code the protocol rules (PTX602-PTX610) can see: delete one protocol step
-from a real kernel, and ask whether a rule notices.
+"""How much of real code the protocol rules (PTX602-PTX610, PTX615) can see: delete one protocol
+step from a real kernel, and ask whether a rule notices.
 
 The fixtures show that each PTX6xx rule flags its defect; they do not show how often a real
 pipeline is written in a way the function flows (``ptxlint.analysis.function_flow``) can
@@ -58,7 +58,7 @@ from ptxlint.rule import Rule, RuleContext  # noqa: E402
 from ptxlint.run.prefilter import may_hold_asm  # noqa: E402
 
 SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hxx", ".inl", ".cc", ".cpp")
-PROTOCOL_RULES = frozenset(f"PTX6{n:02d}" for n in range(2, 11))
+PROTOCOL_RULES = frozenset({*(f"PTX6{n:02d}" for n in range(2, 11)), "PTX615"})
 _STEP_NAME = (
     r"\w*cp_?async_?(?:fence|commit|wait)\w*|__pipeline_(?:commit|wait_prior)|"
     r"\w*(?:wgmma|warpgroup)_?(?:arrive|commit\w*|wait\w*|fence(?!_operand)\w*)|"

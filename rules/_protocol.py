@@ -1,4 +1,4 @@
-"""Shared by PTX601-PTX610: where a cross-statement finding is placed, read off the per-function
+"""Shared by the PTX6xx rules: where a cross-statement finding is placed, read off the per-function
 flows of :mod:`ptxlint.analysis.function_flow`. Not a rule module (rules/__init__ collects
 ``ptx*`` only)."""
 
