@@ -9,10 +9,12 @@ toolchain and a GPU run: each defect a rule reports, next to its clean twin.
 * a GPU run (Hopper: sm_90a): small kernels with one defect each (a full-mask shfl.sync under
   ``lane == 0``, cp.async waited without commit, cp.async read before its wait, a TMA load on
   a TMA store of generically written shared memory without a proxy
-  fence, an expect-tx count larger or smaller than the bytes copied), each next to its clean
-  twin; and one control, an unfenced mbarrier.init used by a TMA load of the same CTA, which the
-  PTX ISA allows and PTX604 leaves alone. A kernel counts what went wrong (stale shared-memory
-  words read, mbarrier phases that never completed within a bounded spin, wrong words stored);
+  fence, an expect-tx count larger or smaller than the bytes copied, a stage's mbarrier
+  arrived on before the wgmma reading it was waited, and a producer warp zeroing it then),
+  each next to its clean twin; and one control, an unfenced mbarrier.init used by a TMA load
+  of the same CTA, which the PTX ISA allows and PTX604 leaves alone. A kernel counts what went
+  wrong (stale shared-memory words read, mbarrier phases that never completed within a bounded
+  spin, wrong words stored, accumulators that missed a value of the tiles);
   the host prints one JSON line per experiment. A hang is reported as such (the program is
   killed after ``--timeout`` seconds).
   Where compute-sanitizer runs (racecheck, synccheck), its verdict is recorded too.
@@ -170,6 +172,68 @@ __global__ void check_store(const float* out, unsigned* wrong) {
   atomicAdd(wrong, n);
 }
 
+// ---- PTX615: a stage's mbarrier.arrive before the wgmma reading it is retired. Every
+// element of A and B is 1, so each m64n64k16 adds 16 to each accumulator whatever the layout
+// (the descriptors keep every core matrix inside the 2 KB tiles). A producer warp waits on the
+// stage's "empty" barrier and zeroes the tiles; what the wgmmas read after that adds less.
+constexpr int kMmas = 64;
+__device__ __forceinline__ uint64_t tile_desc(const void* p) {
+  // no swizzle; leading byte offset 128 (the next core matrix along K), stride 256 (along M)
+  return (uint64_t)((smem(p) >> 4) & 0x3FFF) | ((uint64_t)(128 >> 4) << 16)
+         | ((uint64_t)(256 >> 4) << 32);
+}
+__device__ __forceinline__ void wgmma64(float (&d)[32], uint64_t a, uint64_t b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,"
+               "%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,"
+               "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, 1, 1, 1, 0, 0;"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                 "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                 "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                 "+f"(d[30]), "+f"(d[31])
+               : "l"(a), "l"(b) : "memory");
+}
+template <int kMode>
+__global__ void release(unsigned* wrong) {
+  __shared__ alignas(1024) unsigned short a[64 * 16];
+  __shared__ alignas(1024) unsigned short b[64 * 16];
+  __shared__ alignas(8) uint64_t empty;
+  const int t = threadIdx.x;
+  for (int i = t; i < 64 * 16; i += blockDim.x) { a[i] = 0x3C00; b[i] = 0x3C00; }  // 1.0
+  if (t == 0)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 128;" :: "r"(smem(&empty))
+                 : "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  // the warpgroup's index as every lane holds it: ptxas serialises wgmmas it sees in a path it
+  // takes for divergent (C7520), which would close the window under test
+  const int group = __shfl_sync(0xffffffff, t / 128, 0);
+  if (group == 0) {
+    float d[32];
+    for (int i = 0; i < 32; ++i) d[i] = 0.0f;
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    #pragma unroll
+    for (int r = 0; r < kMmas; ++r) wgmma64(d, tile_desc(a), tile_desc(b));
+    if constexpr (kMode == 0) {
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    }
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(smem(&empty)) : "memory");
+    if constexpr (kMode != 0) {
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    }
+    unsigned n = 0;
+    for (int i = 0; i < 32; ++i) n += d[i] != 16.0f * kMmas;
+    atomicAdd(wrong, n);
+  } else if (t < 160) {
+    while (!test_wait(&empty, 0)) {}
+    for (int i = t - 128; i < 64 * 16; i += 32) { a[i] = 0; b[i] = 0; }
+  }
+}
+
 #define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
   printf("{\"error\": \"%s\"}\n", cudaGetErrorString(e)); return 2; } } while (0)
 
@@ -189,6 +253,9 @@ int main(int argc, char** argv) {
     cp_async_kernel<<<blocks, 128>>>((const float4*)g, c, mode);
   } else if (!strcmp(what, "bulk_load")) {
     bulk_load<<<blocks, 128>>>(g, c, mode);
+  } else if (!strcmp(what, "release")) {
+    if (mode == 0) release<0><<<blocks, 160>>>(c);
+    else release<1><<<blocks, 160>>>(c);
   } else if (!strcmp(what, "bulk_store")) {
     bulk_store<<<blocks, 256>>>(g, mode);
     CHECK(cudaDeviceSynchronize());
@@ -228,6 +295,12 @@ RUNS = [
     ("bulk_store", 2, "clean: one thread writes, fences, stores", "PTX605", "wrong words"),
     ("bulk_store", 3, "bad: one thread writes and stores at once, no proxy fence", "PTX605",
      "wrong words"),
+]
+RUNS += [
+    ("release", 0, "clean: commit_group and wait_group 0, then mbarrier.arrive", "PTX615",
+     "accumulators that missed a 1.0 of the tiles"),
+    ("release", 1, "bad: mbarrier.arrive, then commit_group and wait_group 0", "PTX615",
+     "accumulators that missed a 1.0 of the tiles"),
 ]
 SANITIZED = [("synccheck", "conv", 1), ("synccheck", "conv", 2), ("synccheck", "conv", 0),
              ("racecheck", "cp_async", 2), ("racecheck", "cp_async", 0)]
