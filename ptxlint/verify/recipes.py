@@ -208,11 +208,11 @@ RECIPES: dict[str, Recipe] = {
                                        "the kernel, not a line, and only for a kernel the file "
                                        "instantiates: no probe of the statement can show it; "
                                        "compile the kernel for sm_100a with CUDA 13 to see it"),
+    "PTX613": Recipe((NONE,), why_none="reading %warpid compiles; that its value is no index "
+                                       "in the block shows only at run time"),
     "PTX615": Recipe((NONE,), why_none="an mbarrier.arrive before the wgmma's wait compiles; "
                                        "the producer overwrites the stage under the running "
                                        "wgmma only at run time"),
-    "PTX613": Recipe((NONE,), why_none="reading %warpid compiles; that its value is no index "
-                                       "in the block shows only at run time"),
     # about ptxlint itself: nothing of the toolchain to ask
     "PTX901": Recipe((NONE,), why_none="a suppression comment is ptxlint's, not the compiler's"),
     "PTX902": Recipe((NONE,), why_none="the template is not read, so there is no claim to "
