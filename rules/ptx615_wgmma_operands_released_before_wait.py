@@ -41,34 +41,74 @@ def _matrices(mma: Step) -> tuple[PtxOperand, ...]:
     return tuple(o for o in operands if o.kind != "vector")
 
 
-def released_early(flow: FunctionFlow, mma: Step) -> Iterator[tuple[Step, str, bool]]:
+def _next_turn(flow: FunctionFlow, mma: Step, arrive: Step) -> tuple[int, int] | None:
+    """The innermost loop around both ``mma`` and an ``arrive`` written before it, whose next
+    turn reaches the arrive after the wgmma (through the back edge); None for another pair."""
+    if (arrive.start, arrive.order) >= (mma.start, mma.order) or \
+            flow.lambda_at(mma.start) != flow.lambda_at(arrive.start) or \
+            flow.exclusive(arrive.start, mma.start):
+        return None
+    loops = [loop for loop in flow.loops_at(mma.start) if loop[0] <= arrive.start < loop[1]]
+    return loops[-1] if loops else None
+
+
+def _around(flow: FunctionFlow, mma: Step, arrive: Step, loop: tuple[int, int],
+            kinds: frozenset[str]) -> list[Step]:
+    """The steps of ``kinds`` from ``mma`` to the end of the turn and from the start of the
+    next one to ``arrive``, not in an arm that excludes the one they follow or precede."""
+    return [s for s in flow.steps if s.kind in kinds and (
+        ((mma.start, mma.order) < (s.start, s.order) and s.start < loop[1]
+         and not flow.exclusive(mma.start, s.start))
+        or (loop[0] <= s.start and (s.start, s.order) < (arrive.start, arrive.order)
+            and not flow.exclusive(s.start, arrive.start)))]
+
+
+def _early(flow: FunctionFlow, mma: Step, arrive: Step) -> tuple[bool, bool] | None:
+    """Whether ``arrive`` is reached after ``mma`` before a commit and a wait retire it, and
+    no later wgmma comes between: (through the loop's next turn, a commit lies between);
+    None where it is not."""
+    if _reaches(flow, mma, arrive):
+        if any(_reaches(flow, s, arrive) for s in flow.steps_between(mma, arrive, {WG_MMA})):
+            return None  # the later wgmma is the arrive's finding
+        if _retired(flow, mma, arrive) or \
+                flow.opaque_between(mma.start, arrive.start, _RETIRE):
+            return None
+        return False, any(_reaches(flow, mma, s)
+                          for s in flow.steps_between(mma, arrive, {WG_COMMIT}))
+    loop = _next_turn(flow, mma, arrive)
+    if loop is None or _around(flow, mma, arrive, loop, frozenset({WG_MMA, WG_WAIT})) or \
+            flow.opaque_between(mma.start, loop[1], _RETIRE) or \
+            flow.opaque_between(loop[0], arrive.start, _RETIRE):
+        return None  # (any wait on the way silences it, as after a commit in one turn)
+    return True, bool(_around(flow, mma, arrive, loop, frozenset({WG_COMMIT})))
+
+
+def released_early(flow: FunctionFlow, mma: Step) -> Iterator[tuple[Step, str, bool, bool]]:
     """Each ``mbarrier.arrive`` on the stage ``mma`` reads (:func:`.same_stage`: the
     barrier's address and a descriptor of the wgmma are computed from one index that changes
-    each turn of a loop around both) that a run reaches after ``mma`` with no
-    ``wgmma.commit_group`` and ``wgmma.wait_group`` in between, and no later
-    ``wgmma.mma_async`` before it (that one is the arrive's finding), with the index and
-    whether a commit lies between. Silent where a call ptxlint cannot read, which may commit
-    or wait, lies between, and for two steps of one helper call (the helper's own finding)."""
+    each turn of a loop around both) that a run reaches after ``mma``, in the same turn or in
+    the loop's next one, with no ``wgmma.commit_group`` and ``wgmma.wait_group`` in between,
+    and no later ``wgmma.mma_async`` before it (that one is the arrive's finding): with the
+    index, whether the arrive is the next turn's, and whether a commit lies between. Silent
+    where a call ptxlint cannot read, which may commit or wait, lies between, and for two
+    steps of one helper call (the helper's own finding)."""
     read: Inputs | None = None
     for arrive in flow.steps:
-        if arrive.kind != MBAR_ARRIVE or not _reaches(flow, mma, arrive):
+        if arrive.kind != MBAR_ARRIVE:
             continue
         if mma.call is not None and arrive.call is not None and \
                 mma.call.start == arrive.call.start:
             continue
-        if any(_reaches(flow, s, arrive) for s in flow.steps_between(mma, arrive, {WG_MMA})):
-            continue
-        if _retired(flow, mma, arrive) or flow.opaque_between(mma.start, arrive.start, _RETIRE):
+        early = _early(flow, mma, arrive)
+        if early is None:
             continue
         if read is None:
             read = joined([computed_from(flow, mma, o) for o in _matrices(mma)])
         barrier = computed_from(flow, arrive, arrive.event.memory)
-        stage = same_stage(flow, read, barrier, (mma.start, arrive.start))
-        if stage is None:
-            continue
-        committed = any(_reaches(flow, mma, s)
-                        for s in flow.steps_between(mma, arrive, {WG_COMMIT}))
-        yield arrive, stage, committed
+        stage = same_stage(flow, read, barrier, (min(mma.start, arrive.start),
+                                                 max(mma.start, arrive.start)))
+        if stage is not None:
+            yield arrive, stage, early[0], early[1]
 
 
 class WgmmaOperandsReleasedBeforeWait(Rule):
@@ -107,8 +147,10 @@ consumer warpgroup), or in two lambdas, are not in program order. Where two
 `wgmma.mma_async` come before the arrive, the later one is reported; where a wgmma and an
 arrive are two steps of one helper call, the helper's own flow reports them. A `bar.arrive`
 or `bar.sync` (a named barrier, such as FlashAttention-3's warp scheduler barrier) is no
-mbarrier and is not flagged. Only program order within one turn of a loop is read: an arrive
-at the top of a loop body, reached after the previous turn's wgmma, is not compared.
+mbarrier and is not flagged. An arrive written before the wgmma in a loop's body is reached
+after it in the loop's next turn (`if (k > 0) arrive(&empty[prev]);` at the top of the turn):
+it is flagged where no `wgmma.wait_group`, nor a call that may hold one, lies from the wgmma
+to the end of the turn or from the start of the turn to the arrive.
 """ + UNREADABLE_STEPS + ALIAS_CALLS + """This rule is in preview.
 
 ## Why is this bad?
@@ -154,11 +196,12 @@ for (int k = 0; k < k_tiles; ++k) {
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
         for flow, mma in steps_of_kind(context, statement, WG_MMA):
-            for arrive, stage, committed in released_early(flow, mma):
+            for arrive, stage, next_turn, committed in released_early(flow, mma):
                 missing = ("a wgmma.wait_group" if committed
                            else "a wgmma.commit_group and a wgmma.wait_group")
+                when = " of the previous turn" if next_turn else ""
                 yield self.finding(
                     statement, step_span(flow, arrive),
                     f"mbarrier.arrive here releases the stage `{stage}` picks while the "
-                    f"wgmma.mma_async at {where(flow, mma)} may still be reading it: {missing} "
-                    f"must come between")
+                    f"wgmma.mma_async at {where(flow, mma)}{when} may still be reading it: "
+                    f"{missing} must come between")

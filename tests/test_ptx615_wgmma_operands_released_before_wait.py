@@ -153,3 +153,35 @@ def test_operand_inputs_follow_the_templates_registers() -> None:
     ptx = _template("mov.u32 r, %0;\n@p mov.u32 r, %2;\nst.shared.u32 [r], %1;")
     store = ptx.instructions[-1]
     assert operand_inputs(ptx, store, store.operands[0]) == {0, 2}
+
+
+NEXT_TURN = """  int prev = 0;
+  for (int k = 0; k < n; ++k) {
+    const int s = k % 4;
+    if (k > 0) {
+TOP
+      arrive(&empty[prev]);
+    }
+    fence();
+    mma(d, desc(sa + s * 1024), desc(sb + s * 1024));
+    commit();
+END
+    prev = s;
+  }"""
+
+
+def _next_turn(top: str, end: str) -> str:
+    return NEXT_TURN.replace("TOP", top).replace("END", end)
+
+
+def test_a_release_at_the_top_of_the_next_turn() -> None:
+    found = _findings(_next_turn("", ""))
+    assert len(found) == 1
+    assert "at line 30 (through mma()) of the previous turn may still be reading it: a " \
+        "wgmma.wait_group must come between" in found[0]
+
+
+@pytest.mark.parametrize("top, end", [("      wait<0>();", ""), ("", "    wait<1>();"),
+                                      ("      elsewhere();", "")])
+def test_the_next_turns_release_after_a_wait_is_silent(top: str, end: str) -> None:
+    assert _findings(_next_turn(top, end)) == []
