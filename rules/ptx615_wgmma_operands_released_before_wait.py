@@ -23,12 +23,16 @@ def _reaches(flow: FunctionFlow, first: Step, later: Step) -> bool:
             and not flow.exclusive(first.start, later.start))
 
 
-def _retired(flow: FunctionFlow, mma: Step, arrive: Step) -> bool:
-    """A ``wgmma.commit_group`` after ``mma`` and a ``wgmma.wait_group`` after that commit lie
-    before ``arrive``: the wait may be the one that completes the wgmma's group (whatever its
-    N: ``wait_group 1`` leaves the newest group pending, and the arrive may release the
-    previous stage's buffers, which that wait completed)."""
-    commits = [s for s in flow.steps_between(mma, arrive, {WG_COMMIT}) if _reaches(flow, mma, s)]
+def _commits(flow: FunctionFlow, mma: Step, arrive: Step) -> list[Step]:
+    """The ``wgmma.commit_group`` steps a run takes after ``mma`` and before ``arrive``."""
+    return [s for s in flow.steps_between(mma, arrive, {WG_COMMIT}) if _reaches(flow, mma, s)]
+
+
+def _retired(flow: FunctionFlow, mma: Step, arrive: Step, commits: list[Step]) -> bool:
+    """A ``wgmma.wait_group`` after the first of ``commits`` (:func:`_commits`) lies before
+    ``arrive``: the wait may be the one that completes the wgmma's group (whatever its N:
+    ``wait_group 1`` leaves the newest group pending, and the arrive may release the previous
+    stage's buffers, which that wait completed)."""
     return bool(commits) and any(
         _reaches(flow, mma, s) for s in flow.steps_between(commits[0], arrive, {WG_WAIT}))
 
@@ -70,11 +74,11 @@ def _early(flow: FunctionFlow, mma: Step, arrive: Step) -> tuple[bool, bool] | N
     if _reaches(flow, mma, arrive):
         if any(_reaches(flow, s, arrive) for s in flow.steps_between(mma, arrive, {WG_MMA})):
             return None  # the later wgmma is the arrive's finding
-        if _retired(flow, mma, arrive) or \
+        commits = _commits(flow, mma, arrive)
+        if _retired(flow, mma, arrive, commits) or \
                 flow.opaque_between(mma.start, arrive.start, _RETIRE):
             return None
-        return False, any(_reaches(flow, mma, s)
-                          for s in flow.steps_between(mma, arrive, {WG_COMMIT}))
+        return False, bool(commits)
     loop = _next_turn(flow, mma, arrive)
     if loop is None or _around(flow, mma, arrive, loop, frozenset({WG_MMA, WG_WAIT})) or \
             flow.opaque_between(mma.start, loop[1], _RETIRE) or \
