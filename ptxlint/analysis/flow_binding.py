@@ -45,6 +45,7 @@ class _Flow(Protocol):
     @property
     def parameters(self) -> tuple[str, ...]: ...
     template_order: tuple[str, ...]
+    template_defaults: tuple[str | None, ...]
 
 
 def bound_expression(step: _Step, expression: str) -> str | None:
@@ -57,8 +58,13 @@ def bound_expression(step: _Step, expression: str) -> str | None:
     if text is None:
         return None
     helper = call.helper
-    # a parameter the call leaves to its default (or to deduction) is bound to nothing
+    # a parameter the call leaves to its default (or to deduction) is bound to nothing, but a
+    # template parameter whose default is a literal (``FunctionShape.template_defaults``)
     bound = dict(zip(helper.parameters, call.arguments, strict=False))
+    given = len(call.template_arguments)
+    bound.update((name, default) for name, default in zip(
+        helper.template_order[given:], helper.template_defaults[given:], strict=False)
+        if default is not None)
     bound.update(zip(helper.template_order, call.template_arguments, strict=False))
     bound.pop("", None)
     pieces: list[str] = []

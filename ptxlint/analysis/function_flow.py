@@ -157,14 +157,14 @@ class FunctionFlow:
     constructions: list[tuple[int, str]] = field(default_factory=list, repr=False)
     # the function's own asm steps, and its calls with their argument texts (byte order)
     own_steps: list[Step] = field(default_factory=list, repr=False)
-    raw_calls: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list,
-                                                                   repr=False)
+    raw_calls: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
     asm_ranges: list[tuple[int, int]] = field(default_factory=list, repr=False)
     lambdas: list[tuple[int, int]] = field(default_factory=list, repr=False)
     gotos: list[int] = field(default_factory=list, repr=False)  # their bytes
     # the template parameters in their order (a name may be "" where none is written), and
     # the explicit template arguments of the function's calls, by the call's first byte
     template_order: tuple[str, ...] = field(default=(), repr=False)
+    template_defaults: tuple[str | None, ...] = field(default=(), repr=False)  # (FunctionShape)
     template_arguments: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _read: bool = field(default=False, repr=False)
     _parameters: tuple[str, ...] | None = field(default=None, repr=False)
@@ -426,7 +426,8 @@ class FunctionFlow:
             if not name or name not in helper.template_order:
                 return None
             index = helper.template_order.index(name)
-            bound = step.call.template_arguments
+            given = step.call.template_arguments  # then the defaults of those it leaves out
+            bound = (*given, *helper.template_defaults[len(given):])
             return bound[index] if index < len(bound) else None
         index = helper.parameters.index(name)
         return step.call.arguments[index] if index < len(step.call.arguments) else None
@@ -590,7 +591,8 @@ class FileFlows:
     def _function(self, shape: FunctionShape) -> FunctionFlow:
         return FunctionFlow(self.parsed, shape.node, shape.name, shape.start, shape.end,
                             shape.kernel, shape.template_parameters, shape.member,
-                            shape.scope_class, template_order=shape.template_order, owner=self)
+                            shape.scope_class, template_order=shape.template_order,
+                            template_defaults=shape.template_defaults, owner=self)
 
     def _recovered_function(self, fn: RecoveredFunction, body: Node) -> FunctionFlow:
         """A function the text shows where the tree has none: its name as spelled, its block;

@@ -67,6 +67,11 @@ class FunctionShape:
     # body's name, or the qualifier of an out-of-line definition), without template
     # arguments; "" for a free function
     scope_class: str = ""
+    # each template parameter's default where it is an integer literal a call that leaves
+    # the parameter out gets (``template <int N = 0> void wait()``; ``wait()`` waits 0), in
+    # the order of ``template_order``; None for the others, and for one the function's
+    # parameters may deduce (``int (&a)[N]``)
+    template_defaults: tuple[str | None, ...] = ()
 
 
 @value_class(slots=False)
@@ -205,14 +210,22 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
         return None
     template: set[str] = set()
     order: list[str] = []
+    defaults: list[str | None] = []
     parent = fn.parent
     if parent is not None and parent.type == "template_declaration":
         plist = parent.child_by_field_name("parameters")
         for p in plist.named_children if plist is not None else ():
+            default = p.child_by_field_name("default_value") \
+                if p.type == "optional_parameter_declaration" else None
             names = [parsed.node_text(ident) for ident in p.named_children
-                     if ident.type in ("identifier", "type_identifier")]
+                     if ident.type in ("identifier", "type_identifier") and ident != default]
             template.update(names)
             order.append(names[-1] if names else "")  # `Foo N`: the last is the name
+            defaults.append(_literal_default(parsed, default))
+        declarator = fn.child_by_field_name("declarator")
+        spelled_parameters = parsed.node_text(declarator) if declarator is not None else ""
+        defaults = [None if d is None or re.search(rf"\b{re.escape(n)}\b", spelled_parameters)
+                    else d for n, d in zip(order, defaults, strict=True)]
     head = parsed.data[parsed.header_start(fn.start_byte):body.start_byte]
     holder = parent.parent if parent is not None and parent.type == "template_declaration" \
         else parent
@@ -227,7 +240,16 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
         scope = scope_name(spelled)
     kernel = b"__global__" in head or parsed.declares_kernel(fn)
     return FunctionShape(fn, function_name(spelled), fn.start_byte, fn.end_byte,
-                         kernel, frozenset(template), member, tuple(order), scope)
+                         kernel, frozenset(template), member, tuple(order), scope,
+                         tuple(defaults) if any(d is not None for d in defaults) else ())
+
+
+def _literal_default(parsed: ParsedSource, default: Node | None) -> str | None:
+    """A template parameter's default, where it is an integer literal (``= 0``, ``= 2u``)."""
+    if default is None or default.type != "number_literal":
+        return None
+    text = parsed.node_text(default)
+    return text if re.fullmatch(r"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*", text) else None
 
 
 def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement]) -> BodyShape:
