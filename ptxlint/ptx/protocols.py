@@ -45,8 +45,10 @@ from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.value_class import value_class
 
 __all__ = [
+    "BULK_COMMIT",
     "BULK_LOAD",
     "BULK_STORE",
+    "BULK_WAIT",
     "CLUSTER_RELEASE",
     "COMMIT",
     "COPY",
@@ -90,6 +92,11 @@ FENCE_PROXY = "fence.proxy.async"  # one that covers the CTA's shared memory
 CLUSTER_RELEASE = "cluster.release"
 BULK_LOAD = "bulk.load"  # async proxy writes shared memory, completes on an mbarrier
 BULK_STORE = "bulk.store"  # async proxy reads the CTA's shared memory (TMA store, reduce)
+# cp.async.bulk.commit_group / cp.async.bulk.wait_group{.read} N (9.7.9.27.2 "Bulk and Tensor
+# copy completion instructions"): the bulk async-groups of the copies whose completion
+# mechanism is .bulk_group (a store's, a reduction's), counted like cp.async-groups
+BULK_COMMIT = "cp.async.bulk.commit_group"
+BULK_WAIT = "cp.async.bulk.wait_group"
 WG_FENCE = "wgmma.fence"
 WG_MMA = "wgmma.mma_async"
 WG_COMMIT = "wgmma.commit_group"
@@ -204,6 +211,12 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
             if second == "mbarrier":
                 return (Event(TRACKED, memory=_operand(instruction, 0)),)
             if second == "bulk":
+                third = modifiers[2] if len(modifiers) > 2 else ""
+                if third == "commit_group":
+                    return (Event(BULK_COMMIT),)
+                if third == "wait_group":
+                    count = _operand(instruction, 0)
+                    return (Event(BULK_WAIT, count=_immediate(count), count_operand=count),)
                 return _bulk(instruction)
         if first == "reduce" and "bulk" in modifiers:
             return _bulk(instruction)

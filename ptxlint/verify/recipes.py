@@ -213,6 +213,9 @@ RECIPES: dict[str, Recipe] = {
     "PTX615": Recipe((NONE,), why_none="an mbarrier.arrive before the wgmma's wait compiles; "
                                        "the producer overwrites the stage under the running "
                                        "wgmma only at run time"),
+    "PTX616": Recipe((NONE,), why_none="a write of a bulk store's source before its wait "
+                                       "compiles; the store sends the new data only at run "
+                                       "time"),
     # about ptxlint itself: nothing of the toolchain to ask
     "PTX901": Recipe((NONE,), why_none="a suppression comment is ptxlint's, not the compiler's"),
     "PTX902": Recipe((NONE,), why_none="the template is not read, so there is no claim to "

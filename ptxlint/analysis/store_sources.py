@@ -1,0 +1,236 @@
+"""Where the shared memory a bulk store reads is written again before the store has read it.
+
+A ``cp.async.bulk``, ``cp.async.bulk.tensor`` or ``cp.reduce.async.bulk`` copy from the CTA's
+shared memory to global memory whose completion mechanism is ``.bulk_group`` (a TMA store)
+reads its source in the async proxy after the instruction was issued. PTX ISA 9.7.9.27.2.2
+(``cp.async.bulk.wait_group``): the wait makes the thread wait "until only N or fewer of the
+most recent bulk async-groups are pending and all the prior bulk async-groups committed by the
+executing threads are complete"; "the optional .read modifier indicates that the waiting has
+to be done until all the bulk async operations in the specified bulk async-group have
+completed ... reading from their source locations". Until then the source is the store's: a
+write to it (``st.shared``, ``stmatrix``, a copy into it, a C++ store through its variable)
+races with the store's read, and the store may send the new data.
+
+:func:`overwrites` finds those writes for one store step of a function's flow
+(:mod:`.function_flow`): in the same turn, after the store with no wait between that
+completes the store's group, and in a loop's next turn, written before the store in the
+loop's body with no wait on the way round. It keeps to what is certain: the write is to the
+same place as the store's source (:meth:`.FunctionFlow.place`; a multi-dimensional buffer's
+first index the same), no variable the source's address is computed from changes between the
+two (in the next turn: anywhere in the loop, which would make it another stage's buffer each
+turn), the wait's count and the commits between are known (:func:`.group_counts.left_pending`,
+:func:`.cp_async_groups.uncommitted_at`), and no call ptxlint cannot read, which may commit or
+wait, lies between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from ptxlint.analysis.cp_async_groups import uncommitted_at
+from ptxlint.analysis.flow_syntax import compact, subscripts, subscripts_at
+from ptxlint.analysis.function_flow import FunctionFlow, Step
+from ptxlint.analysis.group_counts import left_pending
+from ptxlint.analysis.stage_links import computed_from
+from ptxlint.ptx.protocols import (
+    BULK_COMMIT,
+    BULK_LOAD,
+    BULK_STORE,
+    BULK_WAIT,
+    COPY,
+    SHARED_WRITE,
+)
+
+__all__ = ["Overwrite", "overwrites", "waits_for_groups"]
+
+# the asm steps that write shared memory: a generic-proxy store, a copy into it
+_WRITES = frozenset({SHARED_WRITE, BULK_LOAD, COPY})
+_GROUPS = frozenset({BULK_COMMIT, BULK_WAIT})
+_CHANGES = frozenset({"write", "readwrite", "declare", "initialise"})
+
+
+class Overwrite(NamedTuple):
+    """A write of a store's source before a wait completes the store's read: ``at``, its byte;
+    ``write``, its asm step (``None`` for a C++ write); ``wait``, the wait between that does
+    not complete the store's group (it leaves it pending, or comes before its commit), if
+    any; ``next_turn``, reached through the back edge of a loop around both."""
+
+    at: int
+    write: Step | None
+    wait: Step | None
+    next_turn: bool
+
+
+def waits_for_groups(store: Step) -> bool:
+    """``store`` is a bulk copy whose completion is counted in bulk async-groups
+    (``.bulk_group``): a ``cp.async.bulk.wait_group`` is what completes it."""
+    return store.kind == BULK_STORE and "bulk_group" in store.instruction.modifiers
+
+
+Counted = Callable[[Step], "int | None"]
+
+
+def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
+               ) -> Iterator[Overwrite]:
+    """The writes of the shared memory ``store`` reads, before a wait completes its read (the
+    module's docstring), in order; nothing where the source cannot be named. ``counted``: how
+    a wait's count is read, where not by ``flow.count``.
+
+    A store in a loop or an ``if`` arm of the helper whose call reaches it is asked of the
+    helper's own flow, the counts of its waits read through the call (``tma_copy<...>()`` whose
+    loop waits ``kNumStages - 1``, a template parameter the call leaves to its default): what
+    the helper finds only so is the call's finding, at the call."""
+    if not waits_for_groups(store):
+        return
+    if not flow.once(store):
+        yield from _through_call(flow, store)
+        return
+    memory = store.event.memory
+    trail: list[str] = []
+    place = flow.place(store, memory, trail)
+    if place is None:
+        return
+    variable, offset = place
+    stage = next((compact(subs[0]) for t in trail if len(subs := subscripts(t, variable)) > 1),
+                 None)
+    inputs = computed_from(flow, store, memory).every | {variable}
+    for at, write in _writes(flow, store, variable, offset, stage):
+        if flow.exclusive(store.start, at) or flow.lambda_at(at) != flow.lambda_at(store.start):
+            continue
+        if write is not None and _helpers_own(store, write):
+            continue
+        order = write.order if write is not None else -1
+        if (store.start, store.order) < (at, order):
+            if _changed(flow, inputs, store.start, at):
+                continue  # the same text names another buffer by then (`stage ^= 1`)
+            found = _same_turn(flow, store, at, order, counted)
+        else:
+            found = _next_turn(flow, store, at, order, write, inputs, counted)
+        if found is not None:
+            yield Overwrite(at, write, found[0], found[1])
+
+
+def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:
+    """:func:`overwrites` of a store the call reaching it may take more than once, from the
+    helper's flow with its waits counted through the call; those the helper's own counts find
+    are its finding."""
+    call, inner = store.call, store.inner
+    if call is None or inner is None:
+        return
+    # the call's steps by the helper's (the same step, as each flow sees it)
+    outer = {(s.inner.start, s.inner.order): s for s in flow.steps
+             if s.call is not None and s.call.start == call.start and s.inner is not None}
+
+    def counted(wait: Step) -> int | None:
+        step = outer.get((wait.start, wait.order))
+        return flow.count(step) if step is not None else None
+
+    def key(step: Step | None) -> tuple[int, int] | None:
+        return (step.start, step.order) if step is not None else None
+
+    own = {key(found.write) for found in overwrites(call.helper, inner)}
+    for found in overwrites(call.helper, inner, counted):
+        at = key(found.write)
+        write = outer.get(at) if at is not None else None
+        if write is None or at in own:
+            continue  # a C++ write of the helper, or the helper's own finding
+        wait = outer.get((found.wait.start, found.wait.order)) if found.wait is not None else None
+        yield Overwrite(call.start, write, wait, found.next_turn)
+
+
+def _helpers_own(store: Step, write: Step) -> bool:
+    """``store`` and ``write`` are two steps of one helper call that the helper's own flow
+    finds too: its finding, not the caller's. Where the helper cannot tell (the count of its
+    wait is a template parameter only the call binds, to a default), the caller's is kept."""
+    call = store.call
+    if call is None or write.call is None or write.call.start != call.start or \
+            store.inner is None or write.inner is None:
+        return False
+    inner = write.inner
+    return any(found.write is inner for found in overwrites(call.helper, store.inner))
+
+
+def _writes(flow: FunctionFlow, store: Step, variable: str, offset: str,
+            stage: str | None) -> list[tuple[int, Step | None]]:
+    """Every write of the store's source in the function, in byte order: asm steps that write
+    the same place, and C++ stores through an element of its variable (where the source is
+    the variable or an element of it, at the same first index of a multi-dimensional one)."""
+    place = (variable, offset)
+    found: list[tuple[int, Step | None]] = [
+        (s.start, s) for s in flow.steps
+        if s.kind in _WRITES and s is not store and flow.place(s, s.event.memory) == place
+        and _stage_of(flow, s, variable) == stage]
+    if not offset:
+        word = len(variable.encode())
+        for byte, how, element in flow.uses_of(variable):
+            if not element or how not in ("write", "readwrite"):
+                continue
+            if stage is not None:
+                node = flow.node.descendant_for_byte_range(byte, byte + word)
+                subs = subscripts_at(node, flow.text) if node is not None else ()
+                if len(subs) > 1 and compact(subs[0]) != stage:
+                    continue
+            found.append((byte, None))
+    return sorted(found, key=lambda f: (f[0], f[1].order if f[1] is not None else -1))
+
+
+def _stage_of(flow: FunctionFlow, step: Step, variable: str) -> str | None:
+    trail: list[str] = []
+    flow.place(step, step.event.memory, trail)
+    return next((compact(subs[0]) for t in trail if len(subs := subscripts(t, variable)) > 1),
+                None)
+
+
+def _changed(flow: FunctionFlow, names: set[str] | frozenset[str], start: int, end: int) -> bool:
+    """A variable of ``names`` is written, or declared again, between bytes ``start`` and
+    ``end`` (itself: a store through an element of it writes the memory, not the variable)."""
+    return any(start < byte < end for name in names
+               for byte, how, element in flow.uses_of(name) if how in _CHANGES and not element)
+
+
+def _same_turn(flow: FunctionFlow, store: Step, at: int, order: int,
+               counted: Counted | None) -> tuple[Step | None, bool] | None:
+    """(the wait that does not cover the store, False) where no wait between the store and
+    the write at ``at`` completes the store's group; None where one does or may."""
+    first, last = (store.start, store.order), (at, order)
+    if flow.opaque_between(store.start, at, _GROUPS):
+        return None
+    waits = [s for s in flow.steps if s.kind == BULK_WAIT and first < (s.start, s.order) < last
+             and not flow.exclusive(store.start, s.start)]
+    missed = [w for w in waits
+              if uncommitted_at(flow, store, w)
+              or left_pending(flow, store, w, counted) is not None]
+    if len(missed) < len(waits):
+        return None
+    return (missed[-1] if missed else None), False
+
+
+def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step | None,
+               inputs: set[str] | frozenset[str],
+               counted: Counted | None) -> tuple[Step | None, bool] | None:
+    """(the wait after the store that leaves its group pending, True) where the write, before
+    the store in the innermost loop around both, is reached in the loop's next turn with no
+    wait on the way that completes the store's group; None otherwise. The source must be the
+    same buffer in every turn: nothing its address is computed from changes in the loop."""
+    loops = [loop for loop in flow.loops_at(store.start) if loop[0] <= at < loop[1]]
+    if not loops:
+        return None
+    loop = loops[-1]
+    names = set(inputs)
+    if write is not None:
+        names |= computed_from(flow, write, write.event.memory).every
+    if _changed(flow, names, loop[0] - 1, loop[1]):
+        return None
+    if flow.opaque_between(store.start, loop[1], _GROUPS) or \
+            flow.opaque_between(loop[0], at, _GROUPS):
+        return None
+    first, last = (store.start, store.order), (at, order)
+    if any(s.kind == BULK_WAIT and loop[0] <= s.start and (s.start, s.order) < last
+           and not flow.exclusive(s.start, at) for s in flow.steps):
+        return None  # a wait at the top of the turn: whose group it completes is not counted
+    after = [s for s in flow.steps if s.kind == BULK_WAIT and first < (s.start, s.order)
+             and s.start < loop[1] and not flow.exclusive(store.start, s.start)]
+    if any(left_pending(flow, store, w, counted) is None for w in after):
+        return None
+    return (after[-1] if after else None), True

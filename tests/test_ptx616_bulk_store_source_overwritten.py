@@ -1,0 +1,140 @@
+"""PTX616: a write of the shared memory a bulk (TMA) store reads, before a
+cp.async.bulk.wait_group completes the store's bulk async-group; with the protocol events and
+the template-parameter defaults the counts are read through."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxlint.ptx.parser import parse_template
+from ptxlint.ptx.protocols import BULK_COMMIT, BULK_STORE, BULK_WAIT, events
+from tests.conftest import lint_text
+
+HELPERS = r"""
+#include <cstdint>
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void store(void* gmem, const void* smem, uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+               :: "l"(gmem), "r"(smem_u32(smem)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void load(void* smem, const void* gmem, uint64_t* bar, uint32_t bytes) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               :: "r"(smem_u32(smem)), "l"(gmem), "r"(bytes), "r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int N = 0>
+__device__ __forceinline__ void wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(N) : "memory");
+}
+template <int N = 1>
+__device__ __forceinline__ void wait_one() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(N) : "memory");
+}
+__device__ void elsewhere();
+"""
+
+
+def _lines(body: str, extra: str = "") -> list[int]:
+    text = HELPERS + extra + f"""
+__global__ void k(float* out, const float* in, uint64_t* bar, int n) {{
+  __shared__ alignas(128) float tile[256];
+{body}
+}}
+"""
+    start = text.count("\n", 0, text.index("__global__ void k("))
+    return [text.count("\n", 0, f.span.start) - start
+            for f in lint_text(text, "k.cu", select=("PTX616",))]
+
+
+@pytest.mark.parametrize(("text", "kinds"), [
+    ("cp.async.bulk.commit_group;", [BULK_COMMIT]),
+    ("cp.async.bulk.wait_group.read 0;", [BULK_WAIT]),
+    ("cp.async.bulk.wait_group 2;", [BULK_WAIT]),
+    ("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 16;", [BULK_STORE]),
+    ("cp.async.wait_group 0;", ["cp.async.wait"]),
+])
+def test_events_of_the_bulk_group_instructions(text: str, kinds: list[str]) -> None:
+    instruction = parse_template(text, True).instructions[0]
+    assert [e.kind for e in events(instruction)] == kinds
+
+
+def test_the_count_of_a_bulk_wait_is_read() -> None:
+    [event] = events(parse_template("cp.async.bulk.wait_group.read 3;", True).instructions[0])
+    assert event.count == 3
+
+
+def test_a_write_after_the_store_with_no_wait() -> None:
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  tile[threadIdx.x] = 1.0f;") == [4]
+
+
+def test_the_wait_between_completes_the_store() -> None:
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  wait_read<0>();\n"
+                  "  tile[threadIdx.x] = 1.0f;") == []
+
+
+def test_a_template_default_is_the_count_of_a_call_that_leaves_it_out() -> None:
+    # wait_read() waits 0: complete; wait_one() waits 1, with only the store's group committed
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  wait_read();\n"
+                  "  tile[threadIdx.x] = 1.0f;") == []
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  wait_one();\n"
+                  "  tile[threadIdx.x] = 1.0f;") == [5]
+
+
+def test_a_call_that_may_wait_silences_it() -> None:
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  elsewhere();\n"
+                  "  tile[threadIdx.x] = 1.0f;") == []
+
+
+def test_a_load_into_the_source_is_a_write() -> None:
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  load(tile, in, bar, 1024);") == [4]
+
+
+def test_a_write_in_the_next_turn_with_the_wait_after_the_loop() -> None:
+    body = ("  for (int t = 0; t < n; ++t) {\n    tile[threadIdx.x] = t;\n"
+            "    store(out + t * 256, tile, 1024);\n    commit();\n  }\n  wait_read<0>();")
+    assert _lines(body) == [3]
+    waited = body.replace("    commit();\n", "    commit();\n    wait_read<0>();\n")
+    assert _lines(waited) == []
+
+
+def test_a_stage_that_changes_each_turn_is_not_the_same_buffer() -> None:
+    body = ("  for (int t = 0; t < n; ++t) {\n    float* stage = tile + (t % 2) * 128;\n"
+            "    stage[threadIdx.x] = t;\n    store(out + t * 128, stage, 512);\n"
+            "    commit();\n  }")
+    assert _lines(body) == []
+
+
+# A helper's loop whose wait counts a template parameter only its call binds (to a default):
+# deepseek-ai/DeepEP's tma_copy before 2dfbdb9 waited kNumStages - 1 = 1 before refilling the
+# stage the store had just read.
+PIPELINE = r"""
+template <int kUnused, int kNumStages = 2>
+__device__ __forceinline__ void copy(float* smem, float* dst, const float* src, uint64_t* bar,
+                                     int iterations) {
+  for (int i = 0; i < iterations; ++i) {
+    const int stage = i % kNumStages;
+    store(dst + i * 256, smem + stage * 256, 1024);
+    commit();
+    if (i + kNumStages < iterations) {
+      wait_read<kNumStages - 1>();
+      load(smem + stage * 256, src + (i + kNumStages) * 256, bar + stage, 1024);
+    }
+  }
+}
+"""
+
+
+def test_a_helper_loop_counted_through_its_call() -> None:
+    assert _lines("  copy<0>(tile, out, in, bar, n);", PIPELINE) == [2]
+    assert _lines("  copy<0, 1>(tile, out, in, bar, n);", PIPELINE) == []
+
+
+def test_the_helper_flagged_on_its_own_is_not_flagged_again_at_the_call() -> None:
+    fixed = PIPELINE.replace("wait_read<kNumStages - 1>()", "wait_read<1>()")
+    found = lint_text(HELPERS + fixed + "__global__ void k(float* o, const float* i, uint64_t* b,"
+                      " int n) { __shared__ float t[512]; copy<0>(t, o, i, b, n); }",
+                      "k.cu", select=("PTX616",))
+    assert len(found) == 1
+    assert "load" not in found[0].message and "cp.async.bulk" in found[0].message
