@@ -138,3 +138,14 @@ def test_the_helper_flagged_on_its_own_is_not_flagged_again_at_the_call() -> Non
                       "k.cu", select=("PTX616",))
     assert len(found) == 1
     assert "load" not in found[0].message and "cp.async.bulk" in found[0].message
+
+
+def test_a_call_of_the_standard_library_takes_no_step() -> None:
+    # std:: holds no PTX; a lambda whose body calls only it neither (libcu++'s cuda::std does)
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  auto m = std::make_pair(n, 4);\n"
+                  "  tile[threadIdx.x] = m.first;") == [5]
+    assert _lines("  auto f = [&](int i) { return std::make_pair(i, 2 * i); };\n"
+                  "  store(out, tile, 1024);\n  commit();\n  auto m = f(n);\n"
+                  "  tile[threadIdx.x] = m.first;") == [6]
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  cuda::std::atomic_thread_fence();\n"
+                  "  tile[threadIdx.x] = 1.0f;") == []

@@ -19,6 +19,7 @@ import tree_sitter
 
 from ptxlint.analysis.call_lookup import definitions
 from ptxlint.analysis.flow_syntax import local_lambda
+from ptxlint.analysis.leaf_helpers import leaf_elsewhere
 from ptxlint.analysis.toolkit_calls import HARMLESS_CALLS, toolkit_harmless
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement
@@ -75,7 +76,8 @@ def may_take(files: FileFlows, name: str, kinds: frozenset[str],
     of :data:`HARMLESS_CALLS` or an assertion macro, and either no definition of it is
     found (in the file, or in the headers it includes) and it is not a toolkit function
     known to take none (:func:`toolkit_harmless`), or one's body, or a callee's up to
-    ``depth`` calls deep, holds such a step or a call that may. ``form``: how the call
+    ``depth`` calls deep, holds such a step or a call that may; a leaf of a project header
+    without asm (:func:`.leaf_helpers.leaf_elsewhere`) takes none. ``form``: how the call
     names it, ``klass`` its class (:func:`.call_lookup.definitions`); memoised in
     ``files.may_take_known``."""
     if name in HARMLESS_CALLS or _ASSERT().match(name) or (
@@ -91,7 +93,9 @@ def may_take(files: FileFlows, name: str, kinds: frozenset[str],
         return known
     files.may_take_known[key] = False  # a recursive call adds no step of its own
     defined = definitions(files, name, caller, form, klass=klass)
-    result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds)
+    root = files.root or files
+    result = not defined and not toolkit_harmless(name, CLUSTER_RELEASE in kinds) and \
+        not leaf_elsewhere(root.path, root.parsed.text, name)
     for helper in defined:
         owner = helper.owner or files
         owner.structured(helper)

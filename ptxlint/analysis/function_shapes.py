@@ -244,6 +244,19 @@ def _shape(parsed: ParsedSource, fn: Node) -> FunctionShape | None:
                          tuple(defaults) if any(d is not None for d in defaults) else ())
 
 
+# ``std::f(...)``, ``::std::f(...)``: the C++ standard library, which holds no PTX (libcu++'s
+# ``cuda::std::`` does, and is not this)
+_STANDARD = re.compile(rb"\s*(?:::\s*)?std\s*::")
+
+
+def _standard(parsed: ParsedSource, call: Node) -> bool:
+    """``call`` calls a function of the C++ standard library: no protocol step, no helper."""
+    function = call.child_by_field_name("function")
+    return function is not None and function.type in ("qualified_identifier",
+                                                      "template_function") and \
+        _STANDARD.match(parsed.data, function.start_byte) is not None
+
+
 def _literal_default(parsed: ParsedSource, default: Node | None) -> str | None:
     """A template parameter's default, where it is an integer literal (``= 0``, ``= 2u``)."""
     if default is None or default.type != "number_literal":
@@ -284,7 +297,8 @@ def _body(parsed: ParsedSource, block: Node, statements: Sequence[AsmStatement])
     for node in found.get("call_expression", ()):
         name = callee_name(parsed, node)
         if name is None or _in_directive_condition(node, block) or (
-                expanded and (node.start_byte, node.end_byte) in expanded):
+                expanded and (node.start_byte, node.end_byte) in expanded) or _standard(
+                parsed, node):
             continue
         arguments = node.child_by_field_name("arguments")
         texts = tuple(parsed.node_text(a) for a in arguments.named_children

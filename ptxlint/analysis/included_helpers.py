@@ -49,7 +49,8 @@ from ptxlint.ptx import parser as ptx_parser
 from ptxlint.ptx.protocols import SHARED_READ, SHARED_WRITE, STEP_WORDS, statement_events
 from ptxlint.value_class import value_class
 
-__all__ = ["DEPTH", "Header", "extraction_of", "helper_names", "included_headers"]
+__all__ = ["DEPTH", "Header", "extraction_of", "helper_names", "included_headers",
+           "plain_headers"]
 
 Node = tree_sitter.Node
 
@@ -212,10 +213,10 @@ def _scan(path: str) -> tuple[list[str], bool, bool] | None:
         headers.include_names(text), "asm" in text, any(word in text for word in STEP_WORDS)))
 
 
-def _reached(path: str, text: str) -> list[tuple[str, bool]]:
+def _reached(path: str, text: str, plain: list[str] | None = None) -> list[tuple[str, bool]]:
     """The headers of the same project that ``text`` (the file at ``path``) includes, up to
     :data:`DEPTH` deep, that hold ``asm``, nearest first, each with whether it spells a
-    protocol step's opcode."""
+    protocol step's opcode; those that hold none are added to ``plain``."""
     found: list[tuple[str, bool]] = []
     seen = {os.path.normpath(path)}
     frontier = [(path, headers.include_names(text))]
@@ -235,6 +236,8 @@ def _reached(path: str, text: str) -> list[tuple[str, bool]]:
                     continue
                 if scanned[1]:
                     found.append((resolved, scanned[2]))
+                elif plain is not None:
+                    plain.append(resolved)
                 following.append((resolved, scanned[0]))
         frontier = following
     return found
@@ -245,6 +248,14 @@ def included_headers(path: str, text: str) -> list[Header]:
     :data:`DEPTH` deep, that hold asm statements; nearest first."""
     return [header for resolved, _ in _reached(path, text)
             if (header := _read(resolved)) is not None]
+
+
+def plain_headers(path: str, text: str) -> list[str]:
+    """The headers of the same project that ``text`` (the file at ``path``) includes, up to
+    :data:`DEPTH` deep, that hold no ``asm`` (their real paths), nearest first."""
+    plain: list[str] = []
+    _reached(path, text, plain)
+    return plain
 
 
 def helper_names(path: str, text: str) -> frozenset[str]:
