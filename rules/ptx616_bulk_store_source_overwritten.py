@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.cp_async_groups import uncommitted_at
-from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
-from ptxlint.analysis.group_counts import left_pending
+from ptxlint.analysis.function_flow import FunctionFlow, steps_of_kind
 from ptxlint.analysis.store_sources import Overwrite, overwrites
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_STORE
@@ -15,7 +13,7 @@ from ptxlint.rule import Rule, RuleContext
 from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, byte_span, line_of, step_span, where
 
 
-def _between(flow: FunctionFlow, store: Step, found: Overwrite) -> str:
+def _between(flow: FunctionFlow, found: Overwrite) -> str:
     """What lies between the store and the write, as the message says it."""
     wait = found.wait
     if wait is None:
@@ -23,13 +21,10 @@ def _between(flow: FunctionFlow, store: Step, found: Overwrite) -> str:
             return "with no cp.async.bulk.wait_group from the store to the end of the turn"
         return "with no cp.async.bulk.wait_group in between"
     mnemonic = wait.instruction.mnemonic
-    if not found.next_turn and uncommitted_at(flow, store, wait):
+    if found.pending is None:
         return (f"and the `{mnemonic}` at {where(flow, wait)} comes before the store's "
                 f"cp.async.bulk.commit_group, so it does not wait for the store")
-    pending = left_pending(flow, store, wait)
-    if pending is None:
-        return f"and the `{mnemonic}` at {where(flow, wait)} does not complete the store's group"
-    count, younger = pending
+    count, younger = found.pending
     return (f"but `{mnemonic} {count}` at {where(flow, wait)} lets the {count} most recent "
             f"bulk async-group(s) stay pending, and {younger} was committed after the store's")
 
@@ -133,4 +128,4 @@ staging buffers, `wait_group.read STAGES - 1` before refilling the oldest one.
                 statement, span,
                 f"{how} at line {line_of(flow, found.at)} writes the shared memory that the "
                 f"bulk store at {where(flow, store)} reads{turn}, "
-                f"{_between(flow, store, found)}: the store may still be reading it")
+                f"{_between(flow, found)}: the store may still be reading it")

@@ -52,14 +52,17 @@ _CHANGES = frozenset({"write", "readwrite", "declare", "initialise"})
 
 class Overwrite(NamedTuple):
     """A write of a store's source before a wait completes the store's read: ``at``, its byte;
-    ``write``, its asm step (``None`` for a C++ write); ``wait``, the wait between that does
-    not complete the store's group (it leaves it pending, or comes before its commit), if
-    any; ``next_turn``, reached through the back edge of a loop around both."""
+    ``write``, its asm step (``None`` for a C++ write); ``wait``, the last wait between, which
+    does not complete the store's group, if any: ``pending``, the count it leaves pending and
+    the groups committed after the store's (:func:`.group_counts.left_pending`), or None
+    where it comes before the store's commit; ``next_turn``, reached through the back edge of
+    a loop around both."""
 
     at: int
     write: Step | None
     wait: Step | None
     next_turn: bool
+    pending: tuple[int, int] | None = None
 
 
 def waits_for_groups(store: Step) -> bool:
@@ -69,6 +72,8 @@ def waits_for_groups(store: Step) -> bool:
 
 
 Counted = Callable[[Step], "int | None"]
+# (the last wait that does not cover the store, its pending count, through the back edge)
+_Missed = tuple["Step | None", "tuple[int, int] | None", bool]
 
 
 def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
@@ -108,7 +113,7 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
         else:
             found = _next_turn(flow, store, at, order, write, inputs, counted)
         if found is not None:
-            yield Overwrite(at, write, found[0], found[1])
+            yield Overwrite(at, write, found[0], found[2], found[1])
 
 
 def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:
@@ -136,7 +141,7 @@ def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:
         if write is None or at in own:
             continue  # a C++ write of the helper, or the helper's own finding
         wait = outer.get((found.wait.start, found.wait.order)) if found.wait is not None else None
-        yield Overwrite(call.start, write, wait, found.next_turn)
+        yield Overwrite(call.start, write, wait, found.next_turn, found.pending)
 
 
 def _helpers_own(store: Step, write: Step) -> bool:
@@ -190,29 +195,30 @@ def _changed(flow: FunctionFlow, names: set[str] | frozenset[str], start: int, e
 
 
 def _same_turn(flow: FunctionFlow, store: Step, at: int, order: int,
-               counted: Counted | None) -> tuple[Step | None, bool] | None:
-    """(the wait that does not cover the store, False) where no wait between the store and
-    the write at ``at`` completes the store's group; None where one does or may."""
+               counted: Counted | None) -> _Missed | None:
+    """(the wait that does not cover the store, its pending count, False) where no wait
+    between the store and the write at ``at`` completes the store's group; None where one
+    does or may."""
     first, last = (store.start, store.order), (at, order)
     if flow.opaque_between(store.start, at, _GROUPS):
         return None
     waits = [s for s in flow.steps if s.kind == BULK_WAIT and first < (s.start, s.order) < last
              and not flow.exclusive(store.start, s.start)]
-    missed = [w for w in waits
-              if uncommitted_at(flow, store, w)
-              or left_pending(flow, store, w, counted) is not None]
+    missed = [(w, left_pending(flow, store, w, counted)) for w in waits]
+    missed = [(w, p) for w, p in missed if p is not None or uncommitted_at(flow, store, w)]
     if len(missed) < len(waits):
         return None
-    return (missed[-1] if missed else None), False
+    return missed[-1] + (False,) if missed else (None, None, False)
 
 
 def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step | None,
                inputs: set[str] | frozenset[str],
-               counted: Counted | None) -> tuple[Step | None, bool] | None:
-    """(the wait after the store that leaves its group pending, True) where the write, before
-    the store in the innermost loop around both, is reached in the loop's next turn with no
-    wait on the way that completes the store's group; None otherwise. The source must be the
-    same buffer in every turn: nothing its address is computed from changes in the loop."""
+               counted: Counted | None) -> _Missed | None:
+    """(the wait after the store that leaves its group pending, its count, True) where the
+    write, before the store in the innermost loop around both, is reached in the loop's next
+    turn with no wait on the way that completes the store's group; None otherwise. The source
+    must be the same buffer in every turn: nothing its address is computed from changes in the
+    loop."""
     loops = [loop for loop in flow.loops_at(store.start) if loop[0] <= at < loop[1]]
     if not loops:
         return None
@@ -231,6 +237,7 @@ def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step
         return None  # a wait at the top of the turn: whose group it completes is not counted
     after = [s for s in flow.steps if s.kind == BULK_WAIT and first < (s.start, s.order)
              and s.start < loop[1] and not flow.exclusive(store.start, s.start)]
-    if any(left_pending(flow, store, w, counted) is None for w in after):
+    counts = [left_pending(flow, store, w, counted) for w in after]
+    if any(count is None for count in counts):
         return None
-    return (after[-1] if after else None), True
+    return (after[-1], counts[-1], True) if after else (None, None, True)
