@@ -10,7 +10,8 @@ toolchain and a GPU run: each defect a rule reports, next to its clean twin.
   ``lane == 0``, cp.async waited without commit, cp.async read before its wait, a TMA load on
   a TMA store of generically written shared memory without a proxy
   fence, an expect-tx count larger or smaller than the bytes copied, a stage's mbarrier
-  arrived on before the wgmma reading it was waited, and a producer warp zeroing it then),
+  arrived on before the wgmma reading it was waited, and a producer warp zeroing it then, a
+  TMA store's source written again before its wait),
   each next to its clean twin; and one control, an unfenced mbarrier.init used by a TMA load
   of the same CTA, which the PTX ISA allows and PTX604 leaves alone. A kernel counts what went
   wrong (stale shared-memory words read, mbarrier phases that never completed within a bounded
@@ -234,6 +235,41 @@ __global__ void release(unsigned* wrong) {
   }
 }
 
+// ---- PTX616: the shared memory a TMA store reads, written again before the store's wait.
+// Turn 0 stores tile = b + i to out[2b], turn 1 rewrites it to -(b + i) and stores it to
+// out[2b + 1]; a turn-0 word that reads -(b + i) was sent after the rewrite.
+constexpr int kReuseWords = 8192;  // 32 KB
+__global__ void store_reuse(float* out, int mode) {
+  __shared__ alignas(128) float tile[kReuseWords];
+  for (int turn = 0; turn < 2; ++turn) {
+    if (turn == 1 && mode == 0 && threadIdx.x == 0)
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    __syncthreads();
+    const float sign = turn == 0 ? 1.0f : -1.0f;
+    for (int i = threadIdx.x; i < kReuseWords; i += blockDim.x)
+      tile[i] = sign * (blockIdx.x + i);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                   :: "l"(out + (2 * blockIdx.x + turn) * (size_t)kReuseWords), "r"(smem(tile)),
+                      "r"(kReuseWords * 4) : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    }
+  }
+  if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+__global__ void check_reuse(const float* out, unsigned* wrong) {
+  const int b = blockIdx.x;
+  unsigned n0 = 0, n1 = 0;
+  for (int i = threadIdx.x; i < kReuseWords; i += blockDim.x) {
+    n0 += out[(2 * b) * (size_t)kReuseWords + i] != b + i * 1.0f;
+    n1 += out[(2 * b + 1) * (size_t)kReuseWords + i] != -(b + i * 1.0f);
+  }
+  atomicAdd(&wrong[0], n0);
+  atomicAdd(&wrong[1], n1);
+}
+
 #define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
   printf("{\"error\": \"%s\"}\n", cudaGetErrorString(e)); return 2; } } while (0)
 
@@ -242,9 +278,11 @@ int main(int argc, char** argv) {
   int mode = argc > 2 ? atoi(argv[2]) : 0;
   int blocks = argc > 3 ? atoi(argv[3]) : 1024;
   float* g; unsigned* c;
-  CHECK(cudaMalloc(&g, (size_t)blocks * kWords * 4 * 4));
+  const size_t floats = (size_t)blocks * (kWords * 4 > 2 * kReuseWords ? kWords * 4
+                                                                       : 2 * kReuseWords);
+  CHECK(cudaMalloc(&g, floats * 4));
   CHECK(cudaMalloc(&c, 16));
-  CHECK(cudaMemset(g, 0, (size_t)blocks * kWords * 4 * 4));
+  CHECK(cudaMemset(g, 0, floats * 4));
   CHECK(cudaMemset(c, 0, 16));
   unsigned h[4] = {0, 0, 0, 0};
   if (!strcmp(what, "conv")) {
@@ -256,6 +294,10 @@ int main(int argc, char** argv) {
   } else if (!strcmp(what, "release")) {
     if (mode == 0) release<0><<<blocks, 160>>>(c);
     else release<1><<<blocks, 160>>>(c);
+  } else if (!strcmp(what, "store_reuse")) {
+    store_reuse<<<blocks, 256>>>(g, mode);
+    CHECK(cudaDeviceSynchronize());
+    check_reuse<<<blocks, 256>>>(g, c);
   } else if (!strcmp(what, "bulk_store")) {
     bulk_store<<<blocks, 256>>>(g, mode);
     CHECK(cudaDeviceSynchronize());
@@ -301,6 +343,12 @@ RUNS += [
      "accumulators that missed a 1.0 of the tiles"),
     ("release", 1, "bad: mbarrier.arrive, then commit_group and wait_group 0", "PTX615",
      "accumulators that missed a 1.0 of the tiles"),
+]
+RUNS += [
+    ("store_reuse", 0, "clean: wait_group.read 0 before the tile is written again", "PTX616",
+     "turn-0 words stored wrong; turn-1 words stored wrong"),
+    ("store_reuse", 1, "bad: the tile written again with no wait after its TMA store", "PTX616",
+     "turn-0 words stored wrong; turn-1 words stored wrong"),
 ]
 SANITIZED = [("synccheck", "conv", 1), ("synccheck", "conv", 2), ("synccheck", "conv", 0),
              ("racecheck", "cp_async", 2), ("racecheck", "cp_async", 0)]

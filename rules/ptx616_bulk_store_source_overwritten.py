@@ -76,10 +76,16 @@ async-groups committed by the executing threads are complete", and "the optional
 modifier indicates that the waiting has to be done until all the bulk async operations in the
 specified bulk async-group have completed ... reading from their source locations". A write
 before that races with the store's read: global memory may receive the new values, or a mix,
-depending on timing. Each pipeline that reuses a store's staging buffer must wait first: NVIDIA
-Fuser moved a store's commit and wait into the loop for this (NVIDIA/Fuser#5448), and
-deepseek-ai/DeepEP#657 reports a `wait_group.read kNumStages - 1` that lets a load refill the
-stage a store still reads. No compile shows it; Triton's ConSan checks it at run time.
+depending on timing. Measured on an H100 (`benchmarks/protocol_evidence.py`, the `store_reuse`
+experiment): 1,024 blocks each store a 32 KB tile, write it again after a `__syncthreads()`
+and store it once more; with no wait between, 7,347,304-7,366,264 of the 8,388,608 words of
+the first stores held the second tile's values in four runs, and none with
+`wait_group.read 0` before the rewrite. Each pipeline that reuses a store's staging buffer
+must wait first: NVIDIA Fuser moved a store's commit and wait into the loop for this
+(NVIDIA/Fuser#5448), and deepseek-ai/DeepEP#657 reported a `wait_group kNumStages - 1` that
+let a TMA load refill the stage a store still read (fixed in 2dfbdb9; the rule flags its
+parent at the two calls of `tma_copy`, and is silent on the fix). No compile shows it;
+Triton's ConSan checks it at run time.
 
 ## Example
 ```cuda
