@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How much of real code the protocol rules (PTX602-PTX610, PTX615) can see: delete one protocol
-step from a real kernel, and ask whether a rule notices.
+"""How much of real code the protocol rules (PTX602-PTX610, PTX615, PTX616) can see: delete one
+protocol step from a real kernel, and ask whether a rule notices.
 
 The fixtures show that each PTX6xx rule flags its defect; they do not show how often a real
 pipeline is written in a way the function flows (``ptxlint.analysis.function_flow``) can
@@ -16,13 +16,14 @@ A *site* is a one-line statement that is
   (``cp_async_fence()``, ``cp_async_wait<2>()``, ``__pipeline_commit()``), a wgmma fence,
   commit or wait (``warpgroup_arrive()``, ``warpgroup_wait<0>()``, ThunderKittens'
   ``warpgroup::mma_async_wait()``; not ``warpgroup_fence_operand``, which is no instruction),
-  a proxy fence (``cute::tma_store_fence()``, ``fence_view_async_shared()``) or an mbarrier
-  init fence (``fence_barrier_init()``): how CUTLASS, CuTe, DeepGEMM, ThunderKittens and
-  flashinfer spell these steps; or
+  a proxy fence (``cute::tma_store_fence()``, ``fence_view_async_shared()``), an mbarrier
+  init fence (``fence_barrier_init()``) or a bulk (TMA store) commit or wait
+  (``tma_store_wait<0>()``, ``tma::store_async_read_wait()``, ``cp_async_bulk_wait_group()``):
+  how CUTLASS, CuTe, DeepGEMM, DeepEP, ThunderKittens and flashinfer spell these steps; or
 * an asm statement whose template names one of the steps the rules guard
   (``cp.async.commit_group``, ``cp.async.wait_group``/``wait_all``, ``wgmma.fence``,
   ``wgmma.commit_group``, ``wgmma.wait_group``, ``fence.proxy.async``,
-  ``fence.mbarrier_init``).
+  ``fence.mbarrier_init``, ``cp.async.bulk.commit_group``, ``cp.async.bulk.wait_group``).
 
 Not every deletion is a defect (a wait may be repeated further on), so the rate is a ceiling's
 complement: the share of sites where the rules are *able* to speak at all. The report splits
@@ -32,8 +33,9 @@ linted as ``ptxlint check --preview`` lints it: only where the prefilter lets it
 or an asm helper of a project header it includes), each text, the file's and the mutant's,
 asked on its own; a file it drops has no finding.
 
-Usage: ``python benchmarks/protocol_reach.py TREE... [--limit N] [--seed S] [--jsonl FILE]``
-(``--limit``: at most N sites, sampled with ``random.Random(S)``). Not part of CI.
+Usage: ``python benchmarks/protocol_reach.py TREE... [--limit N] [--seed S] [--jsonl FILE]
+[--match REGEX]`` (``--limit``: at most N sites, sampled with ``random.Random(S)``;
+``--match``: only the sites whose statement the pattern searches). Not part of CI.
 """
 
 from __future__ import annotations
@@ -58,20 +60,28 @@ from ptxlint.rule import Rule, RuleContext  # noqa: E402
 from ptxlint.run.prefilter import may_hold_asm  # noqa: E402
 
 SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hxx", ".inl", ".cc", ".cpp")
-PROTOCOL_RULES = frozenset({*(f"PTX6{n:02d}" for n in range(2, 11)), "PTX615"})
+PROTOCOL_RULES = frozenset({*(f"PTX6{n:02d}" for n in range(2, 11)), "PTX615", "PTX616"})
 _STEP_NAME = (
     r"\w*cp_?async_?(?:fence|commit|wait)\w*|__pipeline_(?:commit|wait_prior)|"
     r"\w*(?:wgmma|warpgroup)_?(?:arrive|commit\w*|wait\w*|fence(?!_operand)\w*)|"
     r"warpgroup::mma_(?:async_wait|commit_group|fence)\w*|"
     r"\w*(?:tma_store_fence|fence_proxy_async|fence_view_async_shared|fence_async_shared)\w*|"
-    r"\w*fence_m?barrier_init\w*")
+    r"\w*fence_m?barrier_init\w*|"
+    r"\w*(?:tma_store_wait|tma_store_arrive|store_async(?:_read)?_wait|"
+    r"cp_async_bulk_(?:commit|wait)|bulk_(?:commit|wait)_group)\w*")
 _CALL = re.compile(rf"^\s*(?:[A-Za-z_]\w*::)*(?i:{_STEP_NAME})\s*(?:<[^;]*>)?\s*\([^;]*\)"
                    r"\s*;\s*$")
 _ASM = re.compile(
     r"^\s*(?:asm|__asm__)\b.*\"[^\"]*\b(?:cp\.async\.(?:commit_group|wait_group|wait_all)|"
+    r"cp\.async\.bulk\.(?:commit_group|wait_group)|"
     r"wgmma\.(?:fence|commit_group|wait_group)|fence\.proxy\.async|fence\.mbarrier_init)"
     r"[^\"]*\".*;\s*$")
 _HAS_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b")
+
+
+def _statement(site: Site) -> str:
+    with open(site.path, encoding="utf-8", errors="replace") as handle:
+        return handle.read().split("\n")[site.line]
 
 
 @dataclass(frozen=True)
@@ -111,9 +121,14 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jsonl", help="one JSON line per site")
+    parser.add_argument("--match", help="only the sites whose statement this regex searches "
+                        "(such as 'tma_store|bulk' for the bulk-group steps)")
     args = parser.parse_args()
     rules = [r for r in instantiate(load_rules().rules) if r.id in PROTOCOL_RULES]
     found = list(sites(args.trees))
+    if args.match:
+        wanted = re.compile(args.match)
+        found = [s for s in found if wanted.search(_statement(s))]
     if args.limit and len(found) > args.limit:
         found = sorted(random.Random(args.seed).sample(found, args.limit),
                        key=lambda s: (s.path, s.line))
