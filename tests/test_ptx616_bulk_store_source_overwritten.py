@@ -149,3 +149,22 @@ def test_a_call_of_the_standard_library_takes_no_step() -> None:
                   "  tile[threadIdx.x] = m.first;") == [6]
     assert _lines("  store(out, tile, 1024);\n  commit();\n  cuda::std::atomic_thread_fence();\n"
                   "  tile[threadIdx.x] = 1.0f;") == []
+
+
+def test_a_helper_that_stores_then_writes_is_its_own_finding_only() -> None:
+    helper = r"""
+__device__ __forceinline__ void st_shared(float* p, float v) {
+  asm volatile("st.shared.f32 [%0], %1;" :: "r"(smem_u32(p)), "f"(v) : "memory");
+}
+__device__ void store_then_write(float* tile, float* out) {
+  store(out, tile, 1024);
+  commit();
+  st_shared(tile, 0.0f);
+}
+"""
+    text = HELPERS + helper + "__global__ void k(float* o) { __shared__ float t[256]; " \
+        "store_then_write(t, o); store_then_write(t, o + 256); }"
+    found = lint_text(text, "k.cu", select=("PTX616",))
+    assert len(found) == 1
+    assert text.count("\n", 0, found[0].span.start) == text.count("\n", 0,
+                                                                  text.index("  st_shared(tile"))

@@ -103,7 +103,7 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
     for at, write in _writes(flow, store, variable, offset, stage):
         if flow.exclusive(store.start, at) or flow.lambda_at(at) != flow.lambda_at(store.start):
             continue
-        if write is not None and _helpers_own(store, write):
+        if write is not None and _helpers_own(write):
             continue
         order = write.order if write is not None else -1
         if (store.start, store.order) < (at, order):
@@ -144,16 +144,19 @@ def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:
         yield Overwrite(call.start, write, wait, found.next_turn, found.pending)
 
 
-def _helpers_own(store: Step, write: Step) -> bool:
-    """``store`` and ``write`` are two steps of one helper call that the helper's own flow
-    finds too: its finding, not the caller's. Where the helper cannot tell (the count of its
-    wait is a template parameter only the call binds, to a default), the caller's is kept."""
-    call = store.call
-    if call is None or write.call is None or write.call.start != call.start or \
-            store.inner is None or write.inner is None:
+def _helpers_own(write: Step) -> bool:
+    """``write`` comes through a helper call whose own flow flags it, after a store of its own:
+    the helper's finding, one defect, not the caller's too (nor again for the caller's other
+    stores before the call). Where the helper cannot tell (the count of its wait is a
+    template parameter only the call binds, to a default), the caller's is kept."""
+    call, inner = write.call, write.inner
+    if call is None or inner is None:
         return False
-    inner = write.inner
-    return any(found.write is inner for found in overwrites(call.helper, store.inner))
+    helper = call.helper
+    at = (inner.start, inner.order)  # the same step, as the helper's flow has it
+    return any(found.write is not None and (found.write.start, found.write.order) == at
+               for store in helper.steps if waits_for_groups(store)
+               for found in overwrites(helper, store))
 
 
 def _writes(flow: FunctionFlow, store: Step, variable: str, offset: str,
