@@ -81,7 +81,6 @@ def test_the_other_grouped_tcgen05_instructions_carry_their_group(text: str, gro
     "tcgen05.wait::ld.sync.aligned;",
     "fence.proxy.async.global;",  # not the CTA's shared memory
     "barrier.cluster.arrive.relaxed.aligned;",  # releases nothing
-    "cp.async.bulk.commit_group;",  # bulk groups are another protocol
     "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];",
     "add.u32 %0, %1, %2;",
 ])
