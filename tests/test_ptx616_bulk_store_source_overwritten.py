@@ -168,3 +168,8 @@ __device__ void store_then_write(float* tile, float* out) {
     assert len(found) == 1
     assert text.count("\n", 0, found[0].span.start) == text.count("\n", 0,
                                                                   text.index("  st_shared(tile"))
+
+
+def test_two_stores_of_one_source_then_a_write_is_one_finding() -> None:
+    assert _lines("  store(out, tile, 1024);\n  commit();\n  store(out + 256, tile, 1024);\n"
+                  "  commit();\n  tile[threadIdx.x] = 1.0f;") == [6]

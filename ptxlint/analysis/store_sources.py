@@ -109,6 +109,10 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
         if (store.start, store.order) < (at, order):
             if _changed(flow, inputs, store.start, at):
                 continue  # the same text names another buffer by then (`stage ^= 1`)
+            if any(waits_for_groups(s) and (store.start, store.order) < (s.start, s.order)
+                   < (at, order) and flow.place(s, s.event.memory) == place
+                   for s in flow.steps):
+                continue  # a later store of the same source: the write is its finding
             found = _same_turn(flow, store, at, order, counted)
         else:
             found = _next_turn(flow, store, at, order, write, inputs, counted)
