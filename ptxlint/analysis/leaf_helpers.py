@@ -71,26 +71,23 @@ def _bodies(data: bytes, name: str) -> list[bytes] | None:
 def _parameters_close(data: bytes, open_at: int, brace: int) -> bool:
     """The parenthesis at ``open_at`` closes before ``brace`` (a definition's parameters, not
     a call in an expression that a block follows)."""
-    depth = 0
-    for at in range(open_at, brace):
-        ch = data[at]
-        if ch == 0x28:
-            depth += 1
-        elif ch == 0x29:
-            depth -= 1
-            if depth == 0:
-                rest = data[at + 1:brace]
-                return re.fullmatch(rb"[\s\w:&*<>,\->]*", rest) is not None
-    return False
+    close = _matching(data, open_at, brace, b"(", b")")
+    return close is not None and re.fullmatch(rb"[\s\w:&*<>,\->]*",
+                                              data[close + 1:brace]) is not None
 
 
 def _closing(data: bytes, brace: int) -> int | None:
+    return _matching(data, brace, min(len(data), brace + _BODY), b"{", b"}")
+
+
+def _matching(data: bytes, start: int, stop: int, opener: bytes, closer: bytes) -> int | None:
+    """Where the ``opener`` at ``start`` is closed, before ``stop``; None where it is not."""
     depth = 0
-    for at in range(brace, min(len(data), brace + _BODY)):
-        ch = data[at]
-        if ch == 0x7B:
+    for at in range(start, stop):
+        ch = data[at:at + 1]
+        if ch == opener:
             depth += 1
-        elif ch == 0x7D:
+        elif ch == closer:
             depth -= 1
             if depth == 0:
                 return at

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from ptxlint.analysis.cp_async_groups import uncommitted_at
-from ptxlint.analysis.flow_syntax import compact, subscripts, subscripts_at
+from ptxlint.analysis.flow_syntax import compact, subscripts_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step
 from ptxlint.analysis.group_counts import left_pending
 from ptxlint.analysis.stage_links import computed_from
@@ -92,13 +92,11 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
         yield from _through_call(flow, store)
         return
     memory = store.event.memory
-    trail: list[str] = []
-    place = flow.place(store, memory, trail)
+    place = flow.place(store, memory)
     if place is None:
         return
     variable, offset = place
-    stage = next((compact(subs[0]) for t in trail if len(subs := subscripts(t, variable)) > 1),
-                 None)
+    stage = flow.stage(store, memory)
     inputs = computed_from(flow, store, memory).every | {variable}
     for at, write in _writes(flow, store, variable, offset, stage):
         if flow.exclusive(store.start, at) or flow.lambda_at(at) != flow.lambda_at(store.start):
@@ -172,7 +170,7 @@ def _writes(flow: FunctionFlow, store: Step, variable: str, offset: str,
     found: list[tuple[int, Step | None]] = [
         (s.start, s) for s in flow.steps
         if s.kind in _WRITES and s is not store and flow.place(s, s.event.memory) == place
-        and _stage_of(flow, s, variable) == stage]
+        and flow.stage(s, s.event.memory) == stage]
     if not offset:
         word = len(variable.encode())
         for byte, how, element in flow.uses_of(variable):
@@ -185,13 +183,6 @@ def _writes(flow: FunctionFlow, store: Step, variable: str, offset: str,
                     continue
             found.append((byte, None))
     return sorted(found, key=lambda f: (f[0], f[1].order if f[1] is not None else -1))
-
-
-def _stage_of(flow: FunctionFlow, step: Step, variable: str) -> str | None:
-    trail: list[str] = []
-    flow.place(step, step.event.memory, trail)
-    return next((compact(subs[0]) for t in trail if len(subs := subscripts(t, variable)) > 1),
-                None)
 
 
 def _changed(flow: FunctionFlow, names: set[str] | frozenset[str], start: int, end: int) -> bool:
