@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.buffer_regions import indexed_past
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
+from ptxlint.analysis.store_sources import writes_into
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_STORE, FENCE_PROXY, SHARED_WRITE
 from ptxlint.rule import Rule, RuleContext
@@ -28,7 +28,7 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
         if element and not offset and how in ("write", "readwrite") and byte < store.start]
     writes.extend((s.start, f"`{s.instruction.mnemonic}`", s) for s in flow.steps
                   if s.kind == SHARED_WRITE and (s.start, s.order) < (store.start, store.order)
-                  and _writes_at(flow, s, place))
+                  and writes_into(flow, s, place))
     for byte, how, step in sorted(writes, key=lambda w: w[0], reverse=True):
         if flow.exclusive(byte, store.start) or flow.lambda_at(byte) != flow.lambda_at(
                 store.start):
@@ -41,16 +41,6 @@ def unfenced_write(flow: FunctionFlow, store: Step) -> tuple[int, str] | None:
             return None
         return byte, how
     return None
-
-
-def _writes_at(flow: FunctionFlow, write: Step, place: tuple[str, str]) -> bool:
-    """``write`` (an ``st.shared``, ``stmatrix``) writes where the store reads: the same place,
-    or that place plus a run-time index (``out + lane * 16``, as ``out[i] = v`` is a write of
-    ``out`` whatever ``i``)."""
-    trail: list[str] = []
-    there = flow.place(write, write.event.memory, trail)
-    return there is not None and there[0] == place[0] and (
-        there == place or indexed_past(flow, trail, place[1]))
 
 
 class TmaStoreWithoutProxyFence(Rule):

@@ -17,6 +17,8 @@ def _between(flow: FunctionFlow, found: Overwrite) -> str:
     """What lies between the store and the write, as the message says it."""
     wait = found.wait
     if wait is None:
+        if found.ring is not None:
+            return "with no cp.async.bulk.wait_group anywhere in the loop"
         if found.next_turn:
             return "with no cp.async.bulk.wait_group from the store to the end of the turn"
         return "with no cp.async.bulk.wait_group in between"
@@ -55,16 +57,27 @@ Two shapes are flagged:
   the store's `cp.async.bulk.commit_group` (they wait only for committed groups);
 - in a loop: the write before the store in the loop's body, reached in the next turn, with no
   wait after the store in the turn that completes its group and none from the top of the turn
-  to the write (the store moved into the loop, the wait left after it).
+  to the write (the store moved into the loop, the wait left after it);
+- in a ring of staging buffers: the loop picks the store's buffer with an index that comes
+  back round (`stage = k % STAGES`, `slot = (slot + 1) % N`, `phase ^= 1`, `if (++s == S)
+  s = 0`), the write before the store in the body writes the same stage, and no wait at all
+  lies in the loop (the `wait_group.read STAGES - 1` before refilling the oldest buffer was
+  left out). The outermost loop around both in which the index moves is the one asked; where
+  it counts to a constant no greater than the ring's size, the index never comes back round
+  and the rule is silent.
 
 It is silent where the count of a wait is not known (a template parameter nothing binds), where
 a commit lies in a loop the store is not in or in an `if` arm of a helper, where a call ptxlint
 cannot read may commit or wait, and where the two are in the two arms of an `if` or in two
-lambdas. The write must be to the same place: the same variable and pointer arithmetic, and,
-for a buffer of stages (`tile[stage][i]`), the same first index; and no variable the store's
-address is computed from may change between them (in the loop shape: anywhere in the loop, as
-`smem + (k % 2) * TILE` picks another buffer each turn). A store and a write of one helper call
-are the helper's own finding. A store whose completion is an mbarrier (`.mbarrier::complete_tx
+lambdas. The write must be to the same place: the same variable and pointer arithmetic, or
+that address plus run-time indices (`stage_base + lane * 16`, an element of the tile: `p + i`
+is `&p[i]`), and, for a buffer of stages (`tile[stage][i]`), the same first index; and no
+variable the store's address is computed from may change between them (in the next-turn
+shape: anywhere in the loop, as `smem + (k % 2) * TILE` picks another buffer each turn: that
+is the ring shape, and only a loop with no wait is flagged there, since a wait's count against
+the ring's size is not reckoned). A variable that only grows (`ptr += TILE`, the loop's
+counter) names a new buffer each turn: no ring. A store and a write of one helper call are the
+helper's own finding. A store whose completion is an mbarrier (`.mbarrier::complete_tx
 ::bytes`, to another CTA's shared memory) is not counted in bulk async-groups and not checked.
 """ + UNREADABLE_STEPS + ALIAS_CALLS + """This rule is in preview.
 
@@ -130,6 +143,9 @@ staging buffers, `wait_group.read STAGES - 1` before refilling the oldest one.
                 span = byte_span(flow, found.at, found.at + len(name.encode()))
                 how = f"`{name}`"
             turn = " in the loop's previous turn" if found.next_turn else ""
+            if found.ring is not None:
+                turn = (f" in an earlier turn of the loop (`{found.ring}` comes back round to "
+                        f"the same buffer)")
             yield self.finding(
                 statement, span,
                 f"{how} at line {line_of(flow, found.at)} writes the shared memory that the "

@@ -173,3 +173,95 @@ __device__ void store_then_write(float* tile, float* out) {
 def test_two_stores_of_one_source_then_a_write_is_one_finding() -> None:
     assert _lines("  store(out, tile, 1024);\n  commit();\n  store(out + 256, tile, 1024);\n"
                   "  commit();\n  tile[threadIdx.x] = 1.0f;") == [6]
+
+
+# A ring of staging buffers: the loop picks one with an index that comes back round, and a
+# store of one turn is pending when a later turn writes the same buffer again.
+RING = r"""
+__device__ __forceinline__ void st_shared(uint32_t addr, float v) {
+  asm volatile("st.shared.f32 [%0], %1;" :: "r"(addr), "f"(v) : "memory");
+}
+"""
+
+
+def _ring(loop: str, index: str, advance: str, wait: str = "") -> list[int]:
+    body = (f"  int {index} = 0;\n  {loop} {{\n{wait}"
+            f"    uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared("
+            f"tile + {index} * 64));\n"
+            f"    st_shared(base + threadIdx.x * 4, 1.0f);\n"
+            f"    store(out + t * 64, tile + {index} * 64, 256);\n    commit();\n"
+            f"    {advance};\n  }}\n  wait_read<0>();")
+    return _lines(body, RING)
+
+
+@pytest.mark.parametrize("advance", [
+    "s = (s + 1) % 4", "s = (s + 1) & 3", "s ^= 1", "if (++s == 4) s = 0",
+    "s = s == 3 ? 0 : s + 1",
+])
+def test_a_ring_index_with_no_wait_in_the_loop(advance: str) -> None:
+    assert _ring("for (int t = 0; t < n; ++t)", "s", advance) == [5]
+
+
+def test_the_ring_message_names_the_index() -> None:
+    text = HELPERS + RING + """
+__global__ void k(float* out, int n) {
+  __shared__ alignas(128) float tile[256];
+  int s = 0;
+  for (int t = 0; t < n; ++t) {
+    uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(tile + s * 64));
+    st_shared(base + threadIdx.x * 4, 1.0f);
+    store(out + t * 64, tile + s * 64, 256);
+    commit();
+    s = (s + 1) % 4;
+  }
+}
+"""
+    [found] = lint_text(text, "k.cu", select=("PTX616",))
+    assert "`s` comes back round" in found.message
+    assert "no cp.async.bulk.wait_group anywhere in the loop" in found.message
+
+
+def test_a_wait_in_the_ring_loop_is_left_to_the_pipeline() -> None:
+    # wait_group.read STAGES - 1 before refilling the oldest buffer: its count is not reckoned
+    assert _ring("for (int t = 0; t < n; ++t)", "s", "s = (s + 1) % 4",
+                 "    wait_read<3>();\n") == []
+
+
+def test_an_index_that_only_grows_is_no_ring() -> None:
+    assert _ring("for (int t = 0; t < n; ++t)", "s", "s += 1") == []
+    assert _ring("for (int t = 0; t < n; ++t)", "s", "++s") == []
+
+
+def test_a_loop_that_counts_no_further_than_the_ring() -> None:
+    assert _ring("for (int t = 0; t < 4; ++t)", "s", "s = (s + 1) % 4") == []
+    assert _ring("for (int t = 0; t < 8; ++t)", "s", "s = (s + 1) % 4") == [5]
+    # a bound or a size ptxlint cannot read: the remainder exists to come round
+    assert _ring("for (int t = 0; t < n; ++t)", "s", "s = (s + 1) % n") == [5]
+
+
+def test_a_stage_index_taken_of_the_counter_each_turn() -> None:
+    body = ("  for (int t = 0; t < n; ++t) {\n    const int s = t % 2;\n"
+            "    uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared("
+            "tile + s * 64));\n    st_shared(base + threadIdx.x * 4, 1.0f);\n"
+            "    store(out + t * 64, tile + s * 64, 256);\n    commit();\n  }")
+    assert _lines(body, RING) == [5]
+
+
+def test_a_wait_each_outer_turn_covers_an_inner_loop_of_the_ring() -> None:
+    # the inner loop may take fewer turns than the ring has buffers; the outer one waits
+    body = ("  int s = 0;\n  for (int t = 0; t < n; ++t) {\n"
+            "    for (int j = 0; j < 2; ++j) {\n"
+            "      uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared("
+            "tile + s * 64));\n      st_shared(base + threadIdx.x * 4, 1.0f);\n"
+            "      store(out + t * 64, tile + s * 64, 256);\n      commit();\n"
+            "      s = (s + 1) % 4;\n    }\n    wait_read<0>();\n  }")
+    assert _lines(body, RING) == []
+
+
+def test_a_write_at_the_stage_plus_a_constant_is_another_region() -> None:
+    body = ("  int s = 0;\n  for (int t = 0; t < n; ++t) {\n"
+            "    uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared("
+            "tile + s * 64));\n    st_shared(base + 128, 1.0f);\n"
+            "    store(out + t * 64, tile + s * 64, 256);\n    commit();\n"
+            "    s = (s + 1) % 4;\n  }")
+    assert _lines(body, RING) == []

@@ -155,9 +155,46 @@ def indexed_past(flow: Flow, trail: list[str], offset: str) -> bool:
     steps = [t for t in trail if pointer_arithmetic(t) or t.startswith("this:")]
     base = offset.split("|") if offset else []
     extra = len(steps) - len(base)
-    if extra <= 0 or [compact(t) for t in steps[extra:]] != base:
+    if extra <= 0:
+        return False
+    ours = [compact(t) for t in steps[extra:]]
+    if ours != base and [_unconverted(flow, t) for t in ours] != [
+            _unconverted(flow, t) for t in base]:
         return False
     return all(_adds_index(flow, step) for step in steps[:extra])
+
+
+def _unconverted(flow: Flow, text: str) -> str:
+    """``text`` (compacted) without the casts and conversions around it: one address spelled
+    ``smem + stage * TILE`` where a store takes it and ``static_cast<uint32_t>(
+    __cvta_generic_to_shared(smem + stage * TILE))`` where the write's address starts."""
+    if "(" not in text:
+        return text
+    node = parse_expression(text)
+    while node is not None:
+        if node.type == "parenthesized_expression":
+            inner = _operands(node)
+            node = inner[0] if len(inner) == 1 else None
+        elif node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        elif node.type == "call_expression" and _is_conversion(flow, node):
+            arguments = node.child_by_field_name("arguments")
+            values = _operands(arguments) if arguments is not None else []
+            node = values[0] if len(values) == 1 else None
+        else:
+            break
+    return compact(_source(node)) if node is not None else text
+
+
+def _is_conversion(flow: Flow, call: Node) -> bool:
+    """``call`` is a named cast or a conversion of its one argument (:func:`_conversion`)."""
+    function = call.child_by_field_name("function")
+    if function is None:
+        return False
+    if function.type == "template_function":
+        name = function.child_by_field_name("name")
+        return name is not None and _source(name) in _NAMED_CASTS
+    return function.type == "identifier" and _conversion(flow, _source(function)) is not False
 
 
 def _adds_index(flow: Flow, text: str) -> bool:

@@ -28,10 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from ptxlint.analysis.buffer_regions import indexed_past
 from ptxlint.analysis.cp_async_groups import uncommitted_at
 from ptxlint.analysis.flow_syntax import compact, subscripts_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step
 from ptxlint.analysis.group_counts import left_pending
+from ptxlint.analysis.rings import ring_index, turns_at_most
 from ptxlint.analysis.stage_links import computed_from
 from ptxlint.ptx.protocols import (
     BULK_COMMIT,
@@ -42,7 +44,7 @@ from ptxlint.ptx.protocols import (
     SHARED_WRITE,
 )
 
-__all__ = ["Overwrite", "overwrites", "waits_for_groups"]
+__all__ = ["Overwrite", "overwrites", "waits_for_groups", "writes_into"]
 
 # the asm steps that write shared memory: a generic-proxy store, a copy into it
 _WRITES = frozenset({SHARED_WRITE, BULK_LOAD, COPY})
@@ -56,13 +58,15 @@ class Overwrite(NamedTuple):
     does not complete the store's group, if any: ``pending``, the count it leaves pending and
     the groups committed after the store's (:func:`.group_counts.left_pending`), or None
     where it comes before the store's commit; ``next_turn``, reached through the back edge of
-    a loop around both."""
+    a loop around both; ``ring``, where that loop picks the buffer with an index that comes
+    back round (:mod:`.rings`), that index: the write is of a later turn's, when it has."""
 
     at: int
     write: Step | None
     wait: Step | None
     next_turn: bool
     pending: tuple[int, int] | None = None
+    ring: str | None = None
 
 
 def waits_for_groups(store: Step) -> bool:
@@ -71,9 +75,21 @@ def waits_for_groups(store: Step) -> bool:
     return store.kind == BULK_STORE and "bulk_group" in store.instruction.modifiers
 
 
+def writes_into(flow: FunctionFlow, write: Step, place: tuple[str, str]) -> bool:
+    """``write`` (an ``st.shared``, ``stmatrix``, a copy into shared memory) writes where a
+    store whose source is ``place`` reads: the same place, or that place plus a run-time index
+    (``out + lane * 16``, as ``out[i] = v`` is a write of ``out`` whatever ``i``:
+    :func:`.buffer_regions.indexed_past`)."""
+    trail: list[str] = []
+    there = flow.place(write, write.event.memory, trail)
+    return there is not None and there[0] == place[0] and (
+        there == place or indexed_past(flow, trail, place[1]))
+
+
 Counted = Callable[[Step], "int | None"]
-# (the last wait that does not cover the store, its pending count, through the back edge)
-_Missed = tuple["Step | None", "tuple[int, int] | None", bool]
+# (the last wait that does not cover the store, its pending count, through the back edge,
+# the ring index that brings the buffer back round)
+_Missed = tuple["Step | None", "tuple[int, int] | None", bool, "str | None"]
 
 
 def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
@@ -115,7 +131,7 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
         else:
             found = _next_turn(flow, store, at, order, write, inputs, counted)
         if found is not None:
-            yield Overwrite(at, write, found[0], found[2], found[1])
+            yield Overwrite(at, write, found[0], found[2], found[1], found[3])
 
 
 def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:
@@ -143,7 +159,7 @@ def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:
         if write is None or at in own:
             continue  # a C++ write of the helper, or the helper's own finding
         wait = outer.get((found.wait.start, found.wait.order)) if found.wait is not None else None
-        yield Overwrite(call.start, write, wait, found.next_turn, found.pending)
+        yield Overwrite(call.start, write, wait, found.next_turn, found.pending, found.ring)
 
 
 def _helpers_own(write: Step) -> bool:
@@ -169,7 +185,7 @@ def _writes(flow: FunctionFlow, store: Step, variable: str, offset: str,
     place = (variable, offset)
     found: list[tuple[int, Step | None]] = [
         (s.start, s) for s in flow.steps
-        if s.kind in _WRITES and s is not store and flow.place(s, s.event.memory) == place
+        if s.kind in _WRITES and s is not store and writes_into(flow, s, place)
         and flow.stage(s, s.event.memory) == stage]
     if not offset:
         word = len(variable.encode())
@@ -206,7 +222,7 @@ def _same_turn(flow: FunctionFlow, store: Step, at: int, order: int,
     missed = [(w, p) for w, p in missed if p is not None or uncommitted_at(flow, store, w)]
     if len(missed) < len(waits):
         return None
-    return missed[-1] + (False,) if missed else (None, None, False)
+    return missed[-1] + (False, None) if missed else (None, None, False, None)
 
 
 def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step | None,
@@ -225,7 +241,7 @@ def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step
     if write is not None:
         names |= computed_from(flow, write, write.event.memory).every
     if _changed(flow, names, loop[0] - 1, loop[1]):
-        return None
+        return _ring_turn(flow, store, loops)
     if flow.opaque_between(store.start, loop[1], _GROUPS) or \
             flow.opaque_between(loop[0], at, _GROUPS):
         return None
@@ -238,4 +254,34 @@ def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step
     counts = [left_pending(flow, store, w, counted) for w in after]
     if any(count is None for count in counts):
         return None
-    return (after[-1], counts[-1], True) if after else (None, None, True)
+    return (after[-1], counts[-1], True, None) if after else (None, None, True, None)
+
+
+def _ring_turn(flow: FunctionFlow, store: Step, loops: list[tuple[int, int]]) -> _Missed | None:
+    """(no wait, True, the ring's index) where the store's source is one buffer of a ring
+    (:func:`.rings.ring_index` of the variables the store's address is written with, in the
+    loops around the store and the write, from the innermost out while it stays one), and no
+    ``cp.async.bulk.wait_group`` lies anywhere in the outermost of those loops, nor a call
+    that may wait: the write reaches the buffer again when the index comes back round, the
+    store still pending. Silent where that loop counts to a constant no greater than the ring's
+    size (the index never comes back round)."""
+    memory = store.event.memory
+    place = flow.place(store, memory)
+    if place is None:
+        return None
+    names = computed_from(flow, store, memory).direct | {place[0]}
+    ring, outer = None, None
+    for loop in reversed(loops):
+        found = ring_index(flow, names, loop)
+        if found is None:
+            break
+        ring, outer = found, loop
+    if ring is None or outer is None:
+        return None
+    if any(s.kind == BULK_WAIT and outer[0] <= s.start < outer[1] for s in flow.steps) or \
+            flow.opaque_between(outer[0], outer[1], _GROUPS):
+        return None
+    turns = turns_at_most(flow, outer)
+    if turns is not None and (ring.size is None or turns <= ring.size):
+        return None
+    return None, None, True, ring.name
