@@ -6,10 +6,13 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.buffer_regions import memory_region
 from ptxlint.analysis.cp_async_groups import uncommitted_at
+from ptxlint.analysis.flow_syntax import compact, subscripts_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.analysis.group_counts import left_pending
+from ptxlint.analysis.rings import Ring, comes_round, ring_index
+from ptxlint.analysis.stage_links import computed_from
 from ptxlint.model import AsmStatement, Finding, Severity, Span
-from ptxlint.ptx.protocols import COMMIT, COPY, MBAR_WAIT, TRACKED, WAIT
+from ptxlint.ptx.protocols import COMMIT, COPY, MBAR_WAIT, SHARED_READ, TRACKED, WAIT
 from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, byte_span, line_of, step_span, where
@@ -84,6 +87,64 @@ def unwaited_reads(
         yield at, read, covers[0] if covers else early[0] if early else None
 
 
+def ring_reads(flow: FunctionFlow, copy: Step) -> tuple[int, Step | None, Ring] | None:
+    """The first read, in a loop around ``copy``, of a stage of the ring buffer the copy fills
+    (``tile[k % S][i]``: :func:`.rings.comes_round` of the variables its first index is
+    written with), where no wait (nor a call that may take one) lies anywhere in the outermost
+    loop the ring stays one in: (byte, the read's step or None for a C++ read, the copy's
+    ring). The read's first index must make a ring of the same constant size, or be the copy's
+    own, so that over the turns it reads the stages the copy fills. Only a buffer of stages
+    indexed first (``tile[stage][i]``) is asked."""
+    memory = copy.event.memory
+    place = flow.place(copy, memory)
+    stage = flow.stage(copy, memory)
+    loops = flow.loops_at(copy.start)
+    if place is None or stage is None or not loops or not flow.once(copy):
+        return None
+    variable = place[0]
+    found = comes_round(flow, computed_from(flow, copy, memory).spelled, loops)
+    if found is None:
+        return None
+    ring, outer = found
+    tracked = _may_track(flow, copy)
+    if any(s.kind in _COVERS and (s.kind != MBAR_WAIT or tracked) and
+           outer[0] <= s.start < outer[1] for s in flow.steps) or \
+            flow.opaque_between(outer[0], outer[1], _COVERS):
+        return None
+
+    def same_ring(index: str | None) -> bool:
+        if index is None:
+            return False
+        if compact(index) == stage:
+            return True
+        other = ring_index(flow, (index,), outer)
+        return other is not None and (ring.size is not None and other.size == ring.size or
+                                      ring.modulus is not None and other.modulus == ring.modulus)
+
+    def reachable(at: int) -> bool:
+        return not flow.exclusive(copy.start, at) and \
+            flow.lambda_at(at) == flow.lambda_at(copy.start)
+
+    word = len(variable.encode())
+    reads: list[tuple[int, Step | None]] = []
+    for byte, how, element in flow.uses_of(variable):
+        if not element or how not in ("read", "readwrite") or not outer[0] <= byte < outer[1] \
+                or not reachable(byte):
+            continue
+        node = flow.node.descendant_for_byte_range(byte, byte + word)
+        subs = subscripts_at(node, flow.text) if node is not None else ()
+        if len(subs) > 1 and same_ring(subs[0]):
+            reads.append((byte, None))
+    reads.extend((s.start, s) for s in flow.steps
+                 if s.kind == SHARED_READ and outer[0] <= s.start < outer[1] and
+                 reachable(s.start) and (there := flow.place(s, s.event.memory)) is not None
+                 and there[0] == variable and same_ring(flow.stage(s, s.event.memory)))
+    if not reads:
+        return None
+    at, read = min(reads, key=lambda r: r[0])
+    return at, read, ring
+
+
 def _may_track(flow: FunctionFlow, copy: Step) -> bool:
     """The function may have an mbarrier track ``copy``: a ``cp.async.mbarrier.arrive``
     (PTX ISA: it makes the mbarrier track the executing thread's prior cp.async operations) that
@@ -142,6 +203,16 @@ wait_group 0; commit_group; read`): such a wait finds the copy in no group and d
 for it, whatever its N. No commit (nor a call that may commit) may lie between the copy and
 the wait, nor in a loop around the wait, and neither may be in an `if` arm or a loop of a
 helper. Where no commit follows before the read either, PTX602 reports the wait instead.
+And it flags a multistage pipeline with its wait left out: a copy in a loop fills a stage of a
+buffer of stages picked by an index that comes back round (`&s[(k + S - 1) % S][i]`,
+`analysis/rings.py`), the loop reads a stage of the same buffer whose index is the copy's or
+cycles through the same places (`s[k % S][i]`: the same remainder, or a constant size that
+matches), and no wait (nor a call that may take one) lies anywhere in the outermost loop the
+ring stays one in: over the turns, each stage is read after a copy that fills it, with nothing
+waited for. A wait in the loop is the pipeline's and is not counted against the ring; an index
+that only grows names a new buffer each turn; a loop that counts to a constant no greater than
+the ring's size never comes back round.
+
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 """ + UNREADABLE_STEPS + ALIAS_CALLS + """
@@ -179,6 +250,7 @@ float x = tile[threadIdx.x];
         for flow, step in steps_of_kind(context, statement, COPY):
             first = next(unwaited_reads(flow, step), None)
             if first is None:
+                yield from self._ring_finding(statement, flow, step)
                 continue
             start, read, wait = first
             # the variable read: the copy's own, or a pointer to its region of a raw buffer
@@ -202,3 +274,20 @@ float x = tile[threadIdx.x];
                 statement, span,
                 f"{how} at line {line_of(flow, start)} reads the shared memory that the "
                 f"cp.async at {where(flow, step)} fills, {between}")
+
+    def _ring_finding(self, statement: AsmStatement, flow: FunctionFlow,
+                      step: Step) -> Iterator[Finding]:
+        found = ring_reads(flow, step)
+        if found is None:
+            return
+        start, read, ring = found
+        spelled = flow.name_used_at(start) if read is None else None
+        buffer = spelled if spelled is not None else flow.key(step, step.event.memory) or ""
+        span: Span = step_span(flow, read) if read is not None else byte_span(
+            flow, start, start + len(buffer.encode()))
+        how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"
+        yield self.finding(
+            statement, span,
+            f"{how} at line {line_of(flow, start)} reads a stage of the ring buffer that the "
+            f"cp.async at {where(flow, step)} fills in the loop's turns (`{ring.name}` comes "
+            f"back round to each stage), with no cp.async wait anywhere in the loop")

@@ -7,12 +7,16 @@ asynchronous reader of it needs completed must be completed by then. An address 
 counter that only grows (``k``, ``ptr += TILE``) names a new place each turn and is never
 used again.
 
-:func:`ring_index` says which of the variables an address is written with changes in a loop
-and comes back round: each variable that changes there takes finitely many values over its
-turns, and one of them at least changes. Finitely many is enough: over more turns than values,
-some value, and so some buffer, comes again. A variable takes finitely many where every change
-of it in the loop's turns (its condition and step included, not the ``for`` initializer,
-which runs once) is
+:func:`ring_index` says whether the expressions an address is written with (in the terms of
+the function: ``stage_links.Inputs.spelled``) change in a loop and come back round: every part
+of them takes finitely many values over its turns, and one of their variables at least
+changes. Finitely many is enough: over more turns than values, some value, and so some
+buffer, comes again. A part takes finitely many where it is a remainder or a mask by a value
+the loop does not change (``buf[next % S]``, whatever ``next`` is), a literal, a variable
+the loop does not change, or arithmetic, a choice, a cast, a subscript or a call of a function
+of such (not a method call, whose object may move on); and a variable that changes in the
+loop, where every change of it in the loop's turns (its condition and step included, not the
+``for`` initializer, which runs once) is
 
 - a remainder or a mask by a value the loop does not change (``s = k % S``, ``s = (s + 1) &
   3``, ``s %= S``), whatever it is taken of;
@@ -25,19 +29,24 @@ which runs once) is
 
 A step with no reset beside it (``++k``, ``ptr += TILE``) moves on for good.
 
-Everything is read from the function's syntax tree (``FunctionFlow.uses_of``'s places): the
-analysis never reads the text again.
+A variable's changes are read from the function's syntax tree (``FunctionFlow.uses_of``'s
+places); an expression the flows hold as text (an argument at a call) is parsed on its own
+(``syntax_tree.parse_expression``), so parentheses, casts and comments are the grammar's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import tree_sitter
 
+from ptxlint.analysis.flow_syntax import compact
 from ptxlint.analysis.function_flow import FunctionFlow
+from ptxlint.frontends.cxx.lexer import identifiers
+from ptxlint.frontends.syntax_tree import parse_expression
 
-__all__ = ["Ring", "ring_index", "turns_at_most"]
+__all__ = ["Ring", "comes_round", "ring_index", "turns_at_most"]
 
 Node = tree_sitter.Node
 
@@ -49,28 +58,62 @@ _DEPTH = 4
 
 
 class Ring(NamedTuple):
-    """``name``: a variable that wraps in the loop (the first in name order); ``size``: the
+    """``name``: what comes back round, as the message says it: the remainder written where
+    the address is (``next % S``), else the variable that wraps (``stage``); ``size``: the
     number of places it cycles through where a wrap says so with a constant (``% 4``, ``^ 1``),
-    else None."""
+    else None; ``modulus``, the remainder's or mask's right side as written (``S``), where the
+    address's own expression takes one: two rings of one modulus cycle through the same
+    places."""
 
     name: str
     size: int | None
+    modulus: str | None = None
 
 
-def ring_index(flow: FunctionFlow, names: frozenset[str] | set[str],
-               loop: tuple[int, int]) -> Ring | None:
-    """The ring the variables ``names`` (those an address is written with) make in ``loop``:
-    None where one of them changes there without being periodic, or none changes."""
-    changing = sorted(name for name in names if _changes(flow, name, loop))
+def ring_index(flow: FunctionFlow, spelled: Sequence[str], loop: tuple[int, int]) -> Ring | None:
+    """The ring the expressions ``spelled`` (those an address is written with, in ``flow``'s
+    terms: ``Inputs.spelled``) make in ``loop``: None where one of them takes more than
+    finitely many values over its turns, or none changes there."""
+    nodes = [parse_expression(text) for text in spelled]
+    if not nodes or any(node is None for node in nodes):
+        return None
+    changing = sorted({name for text in spelled for name in identifiers(text)
+                       if _changes(flow, name, loop)})
     if not changing:
         return None
     sizes: dict[str, int | None] = {}
-    for name in changing:
-        if not _periodic(flow, name, loop, 0, sizes):
-            return None
-    # the index is a wrapping variable the address names, else one it is computed from
-    index = next((name for name in [*changing, *sorted(sizes)] if name in sizes), changing[0])
-    return Ring(index, sizes.get(index))
+    wraps: list[Node] = []
+    if not all(node is not None and _bounded(flow, node, "", loop, 0, sizes, wraps=wraps)
+               for node in nodes):
+        return None
+    if wraps:
+        right = wraps[0].child_by_field_name("right")
+        return Ring(compact(_text(wraps[0])), sizes.get(""),
+                    compact(_text(right)) if right is not None else None)
+    name = next((name for name in [*changing, *sorted(sizes)] if name in sizes), changing[0])
+    return Ring(name, sizes.get(name))
+
+
+def comes_round(flow: FunctionFlow, spelled: Sequence[str],
+                loops: list[tuple[int, int]]) -> tuple[Ring, tuple[int, int]] | None:
+    """The ring ``spelled`` make in ``loops`` (those around two places, outermost first), and
+    the outermost loop it stays one in, from the innermost out: the loop whose turns bring
+    the buffer back. None where the innermost makes none, or where that loop counts to a
+    constant no greater than the ring's size (:func:`turns_at_most`: the index never comes
+    back round)."""
+    ring: Ring | None = None
+    outer: tuple[int, int] | None = None
+    for loop in reversed(loops):
+        found = ring_index(flow, spelled, loop)
+        if found is None:
+            break
+        ring, outer = found, loop
+    if ring is None or outer is None:
+        return None
+    turns = turns_at_most(flow, outer)
+    if turns is not None and (ring.size is None or turns <= ring.size):
+        return None
+    return ring, outer
 
 
 def turns_at_most(flow: FunctionFlow, loop: tuple[int, int]) -> int | None:
@@ -162,7 +205,8 @@ def _periodic(flow: FunctionFlow, name: str, loop: tuple[int, int], depth: int,
 
 
 def _bounded(flow: FunctionFlow, node: Node, own: str, loop: tuple[int, int], depth: int,
-             sizes: dict[str, int | None], own_ok: bool = False) -> bool:
+             sizes: dict[str, int | None], own_ok: bool = False,
+             wraps: list[Node] | None = None) -> bool:
     """The expression ``node``, assigned to ``own``, takes finitely many values over the turns
     of ``loop``: a remainder or a mask by a value the loop does not change (``k % STAGES``,
     ``k & 3``), whatever it is taken of; a literal; a variable that takes finitely many;
@@ -172,7 +216,7 @@ def _bounded(flow: FunctionFlow, node: Node, own: str, loop: tuple[int, int], de
     if kind in ("number_literal", "sizeof_expression", "true", "false", "type_descriptor"):
         return True
     if kind == "identifier":
-        name = flow.text(node)
+        name = _text(node)
         return own_ok if name == own else _periodic(flow, name, loop, depth + 1, sizes)
     if kind == "binary_expression":
         operator = node.child_by_field_name("operator")
@@ -182,24 +226,31 @@ def _bounded(flow: FunctionFlow, node: Node, own: str, loop: tuple[int, int], de
             return False
         if spelled in ("%", "&") and _bounded(flow, right, own, loop, depth, sizes):
             sizes.setdefault(own, _size(flow, spelled, right))
+            if wraps is not None:
+                wraps.append(node)
             return True
-        if spelled == "^" and own in (flow.text(left), flow.text(right)):
-            other = right if flow.text(left) == own else left
+        if spelled == "^" and own in (_text(left), _text(right)):
+            other = right if _text(left) == own else left
             sizes.setdefault(own, _size(flow, "^", other))
             return _bounded(flow, other, own, loop, depth, sizes)
-        return _bounded(flow, left, own, loop, depth, sizes, own_ok) and \
-            _bounded(flow, right, own, loop, depth, sizes, own_ok)
+        return _bounded(flow, left, own, loop, depth, sizes, own_ok, wraps) and \
+            _bounded(flow, right, own, loop, depth, sizes, own_ok, wraps)
     if kind == "conditional_expression":
         arms = [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
         reset = any(arm is not None and arm.type == "number_literal" for arm in arms)
         return all(arm is not None and _bounded(flow, arm, own, loop, depth, sizes,
-                                                own_ok or reset) for arm in arms)
-    if kind == "call_expression" and _is_cast(node):
+                                                own_ok or reset, wraps) for arm in arms)
+    if kind == "call_expression":
+        # a cast, or a function of its arguments (``smem_u32(p)``, ``__cvta_generic_to_shared``):
+        # not a method, whose object may move on (``pipeline.next()``)
+        function = node.child_by_field_name("function")
         values = _arguments(node)
-        return len(values) == 1 and _bounded(flow, values[0], own, loop, depth, sizes, own_ok)
+        return function is not None and (_is_cast(node) and len(values) == 1 or function.type in (
+            "identifier", "qualified_identifier", "template_function")) and all(
+            _bounded(flow, value, own, loop, depth, sizes, own_ok, wraps) for value in values)
     parts = {"parenthesized_expression": None, "cast_expression": "value",
              "unary_expression": "argument", "subscript_expression": None,
-             "pointer_expression": "argument"}
+             "pointer_expression": "argument", "field_expression": "argument"}
     if kind not in parts:
         return False
     field = parts[kind]
@@ -207,8 +258,8 @@ def _bounded(flow: FunctionFlow, node: Node, own: str, loop: tuple[int, int], de
         c for c in node.named_children if c.type != "comment"]
     return bool(children) and all(
         c is not None and (c.type in ("subscript_argument_list", "type_descriptor") and all(
-            _bounded(flow, i, own, loop, depth, sizes, own_ok) for i in c.named_children)
-            or _bounded(flow, c, own, loop, depth, sizes, own_ok)) for c in children)
+            _bounded(flow, i, own, loop, depth, sizes, own_ok, wraps) for i in c.named_children)
+            or _bounded(flow, c, own, loop, depth, sizes, own_ok, wraps)) for c in children)
 
 
 def _is_cast(call: Node) -> bool:
@@ -262,7 +313,7 @@ def _assigned(identifier: Node) -> Node | None:
 def _size(flow: FunctionFlow, operator: str, right: Node | None) -> int | None:
     """How many places ``x % right``, ``x & right`` or ``x ^ right`` cycles through, where
     ``right`` is a constant (a mask one less than a power of two, a toggle of one bit)."""
-    value = flow.constant(flow.text(right)) if right is not None else None
+    value = flow.constant(_text(right)) if right is not None else None
     if value is None or value <= 0:
         return None
     if operator == "%":
@@ -280,6 +331,12 @@ def _initializer(identifier: Node) -> Node | None:
     if holder is None or holder.type != "init_declarator":
         return None
     return holder.child_by_field_name("value")
+
+
+def _text(node: Node) -> str:
+    """A node's text, of the file's tree or of an expression parsed on its own (each tree
+    keeps the bytes it read)."""
+    return (node.text or b"").decode("utf-8", "surrogatepass")
 
 
 def _walk(node: Node) -> list[Node]:

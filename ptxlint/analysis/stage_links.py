@@ -39,10 +39,12 @@ _CHANGES = frozenset({"write", "readwrite", "declare", "initialise"})
 class Inputs(NamedTuple):
     """What an operand is computed from, in the terms of one function: ``direct``, the
     variables its expression in that function names (an argument of the call that reaches the
-    statement, or the asm operand itself); ``every``, those and what they are computed from."""
+    statement, or the asm operand itself); ``every``, those and what they are computed from;
+    ``spelled``, those expressions (``&buf[next % S][i]``)."""
 
     direct: frozenset[str]
     every: frozenset[str]
+    spelled: tuple[str, ...] = ()
 
 
 _NOTHING = Inputs(frozenset(), frozenset())
@@ -55,7 +57,9 @@ def joined(inputs: list[Inputs]) -> Inputs:
 
 
 def _names(flow: FunctionFlow, expression: str, depth: int, found: set[str],
-           direct: set[str] | None = None) -> None:
+           direct: set[str] | None = None, spelled: list[str] | None = None) -> None:
+    if spelled is not None:
+        spelled.append(expression)
     for name in identifiers(expression):
         if direct is not None:
             direct.add(name)
@@ -78,17 +82,18 @@ def computed_from(flow: FunctionFlow, step: Step, operand: PtxOperand | None) ->
     operands = statement.operands
     found: set[str] = set()
     direct: set[str] = set()
+    spelled: list[str] = []
     for ref in operand_inputs(statement.ptx, step.instruction, operand):
         if ref < len(operands):
-            _through_calls(flow, step, operands[ref].expression, found, direct)
-    return Inputs(frozenset(direct), frozenset(found))
+            _through_calls(flow, step, operands[ref].expression, found, direct, spelled)
+    return Inputs(frozenset(direct), frozenset(found), tuple(spelled))
 
 
 def _through_calls(flow: FunctionFlow, step: Step, expression: str, found: set[str],
-                   direct: set[str] | None = None) -> None:
+                   direct: set[str] | None = None, spelled: list[str] | None = None) -> None:
     call = step.call
     if call is None:
-        _names(flow, expression, 0, found, direct)
+        _names(flow, expression, 0, found, direct, spelled)
         return
     helper = call.helper
     inner: set[str] = set()
@@ -101,9 +106,9 @@ def _through_calls(flow: FunctionFlow, step: Step, expression: str, found: set[s
         if name in parameters:
             index = parameters.index(name)
             if index < len(call.arguments):
-                _names(flow, call.arguments[index], 0, found, direct)
+                _names(flow, call.arguments[index], 0, found, direct, spelled)
     if call.receiver:  # the members the method reads are the object's
-        _names(flow, call.receiver, 0, found, direct)
+        _names(flow, call.receiver, 0, found, direct, spelled)
 
 
 def _changes_in(flow: FunctionFlow, name: str, loop: tuple[int, int]) -> bool:

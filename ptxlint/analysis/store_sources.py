@@ -33,7 +33,7 @@ from ptxlint.analysis.cp_async_groups import uncommitted_at
 from ptxlint.analysis.flow_syntax import compact, subscripts_at
 from ptxlint.analysis.function_flow import FunctionFlow, Step
 from ptxlint.analysis.group_counts import left_pending
-from ptxlint.analysis.rings import ring_index, turns_at_most
+from ptxlint.analysis.rings import comes_round
 from ptxlint.analysis.stage_links import computed_from
 from ptxlint.ptx.protocols import (
     BULK_COMMIT,
@@ -269,19 +269,11 @@ def _ring_turn(flow: FunctionFlow, store: Step, loops: list[tuple[int, int]]) ->
     place = flow.place(store, memory)
     if place is None:
         return None
-    names = computed_from(flow, store, memory).direct | {place[0]}
-    ring, outer = None, None
-    for loop in reversed(loops):
-        found = ring_index(flow, names, loop)
-        if found is None:
-            break
-        ring, outer = found, loop
-    if ring is None or outer is None:
+    found = comes_round(flow, computed_from(flow, store, memory).spelled, loops)
+    if found is None:
         return None
+    ring, outer = found
     if any(s.kind == BULK_WAIT and outer[0] <= s.start < outer[1] for s in flow.steps) or \
             flow.opaque_between(outer[0], outer[1], _GROUPS):
-        return None
-    turns = turns_at_most(flow, outer)
-    if turns is not None and (ring.size is None or turns <= ring.size):
         return None
     return None, None, True, ring.name
