@@ -150,6 +150,24 @@ __device__ float f(const float* ptr, float a) {
     assert s3.template.text == "add.f32 %0, %0, %1;"
 
 
+def test_a_constraint_joined_from_a_literal_and_a_macro() -> None:
+    # "=" _ASM_PTR_ is "=l" once the macro is expanded and the literals joined; written with no
+    # blank ("="_ASM_PTR_), C++11 reads a user-defined literal, which nvcc rejects: opaque
+    text = """
+#define _ASM_PTR_ "l"
+__device__ void f(float* ptr, float v) {
+  asm volatile("st.global.f32 [%0], %1;" : "=" _ASM_PTR_(ptr) : "f"(v));
+  asm volatile("st.global.f32 [%0], %1;" : "="_ASM_PTR_(ptr) : "f"(v));
+  asm volatile("st.global.f32 [%0], %1;" : "=" UNKNOWN(ptr) : "f"(v));
+}
+"""
+    joined, suffixed, unknown = statements(text)
+    constraint = joined.operands[0].constraint
+    assert (constraint.modifiers, constraint.letters, constraint.opaque) == ("=", "l", False)
+    assert suffixed.operands[0].constraint.opaque
+    assert unknown.operands[0].constraint.opaque
+
+
 def test_macro_piece_using_a_parameter_of_its_define_stays_a_hole() -> None:
     text = """
 #define STRINGIFY(x) #x

@@ -264,7 +264,19 @@ def macro_constraint(
     source: SourceFile, macros: MacroPieces, toks: Sequence[Token], span: Span
 ) -> Constraint:
     """The constraint spelled by ``toks`` (at ``span``), neither empty nor literals only: a
-    macro's value where it expands to string literals (``__LDG_PTR``), else opaque."""
+    macro's value where it expands to string literals (``__LDG_PTR``), literals and such
+    macros side by side joined as the compiler joins adjacent literals after expanding them
+    (``"=" _ASM_PTR_``, C++ [lex.phases] 6), else opaque. A name written right after a
+    literal's closing quote is no macro but the literal's suffix (``"="_ASM_PTR_``: a
+    user-defined literal since C++11, which nvcc rejects here): that stays opaque."""
+    if len(toks) > 1 and any(t.kind in _LITERALS for t in toks) and all(
+            t.kind in _LITERALS or t.kind == "ident" for t in toks) and not any(
+            a.kind in _LITERALS and b.kind == "ident" and a.end == b.start
+            for a, b in zip(toks, toks[1:], strict=False)):
+        parts = [literal_value(t.kind, t.text) if t.kind in _LITERALS
+                 else macros.constraint_text(t) for t in toks]
+        if all(part is not None for part in parts):
+            return _constraint_from_text("".join(p for p in parts if p is not None), span)
     if toks[0].kind == "ident":
         if len(toks) == 1:
             text = macros.constraint_text(toks[0])
