@@ -89,12 +89,13 @@ def unwaited_reads(
 
 def ring_reads(flow: FunctionFlow, copy: Step) -> tuple[int, Step | None, Ring] | None:
     """The first read, in a loop around ``copy``, of a stage of the ring buffer the copy fills
-    (``tile[k % S][i]``: :func:`.rings.comes_round` of the variables its first index is
-    written with), where no wait (nor a call that may take one) lies anywhere in the outermost
-    loop the ring stays one in: (byte, the read's step or None for a C++ read, the copy's
-    ring). The read's first index must make a ring of the same constant size, or be the copy's
-    own, so that over the turns it reads the stages the copy fills. Only a buffer of stages
-    indexed first (``tile[stage][i]``) is asked."""
+    (``tile[k % S][i]``: :func:`.rings.comes_round` of the expressions its address is written
+    with), where no wait (nor a call that may take one) lies anywhere in the outermost loop
+    the ring stays one in: (byte, the read's step or None for a C++ read, the copy's ring).
+    The read's first index must make a ring of the same constant size or modulus, or be the
+    copy's own, so that over the turns it reads the stages the copy fills. Only a buffer of
+    stages indexed first (``tile[stage][i]``) is asked; where several copies fill it, the
+    earliest one's finding is the only one."""
     memory = copy.event.memory
     place = flow.place(copy, memory)
     stage = flow.stage(copy, memory)
@@ -142,6 +143,11 @@ def ring_reads(flow: FunctionFlow, copy: Step) -> tuple[int, Step | None, Ring] 
     if not reads:
         return None
     at, read = min(reads, key=lambda r: r[0])
+    # one missing wait, one finding: the read is the earliest copy's to report
+    if any(c.kind == COPY and (c.start, c.order) < (copy.start, copy.order)
+           and outer[0] <= c.start < outer[1] and (earlier := ring_reads(flow, c)) is not None
+           and earlier[0] == at for c in flow.steps):
+        return None
     return at, read, ring
 
 

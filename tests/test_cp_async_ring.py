@@ -85,3 +85,23 @@ def test_a_loop_no_longer_than_the_ring_reads_nothing_refilled() -> None:
     text = dict(read="k % 4", fill="next % 4")
     assert _found(loop="k < 4", **text) == []
     assert len(_found(loop="k < 16", **text)) == 1
+
+
+def _pieces(extra: str) -> int:
+    text = PIPELINE.replace(
+        "    if (next < n) cp_async16(&buf[FILL][threadIdx.x * 4], in + next * 1024 + "
+        "threadIdx.x * 4);\n",
+        "    for (int i = 0; i < 2; ++i)\n"
+        "      cp_async16(&buf[next % S][i * 128 + threadIdx.x * 4], in + next * 1024);\n"
+        + extra)
+    text = text.replace("WAIT", "").replace("READ", "k % S").replace("LOOP", "k < n")
+    return len(lint_text(text, "k.cu", select=("PTX603",)))
+
+
+def test_copies_of_each_piece_in_an_inner_loop() -> None:
+    # the inner loop's counter moves the address, and starts again each turn of the ring's loop
+    assert _pieces("") == 1
+
+
+def test_two_copies_into_the_ring_one_missing_wait_one_finding() -> None:
+    assert _pieces("    cp_async16(&buf[next % S][threadIdx.x], in + next * 1024);\n") == 1

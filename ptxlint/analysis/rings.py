@@ -97,15 +97,18 @@ def ring_index(flow: FunctionFlow, spelled: Sequence[str], loop: tuple[int, int]
 def comes_round(flow: FunctionFlow, spelled: Sequence[str],
                 loops: list[tuple[int, int]]) -> tuple[Ring, tuple[int, int]] | None:
     """The ring ``spelled`` make in ``loops`` (those around two places, outermost first), and
-    the outermost loop it stays one in, from the innermost out: the loop whose turns bring
-    the buffer back. None where the innermost makes none, or where that loop counts to a
-    constant no greater than the ring's size (:func:`turns_at_most`: the index never comes
-    back round)."""
+    the outermost loop it stays one in, from the innermost loop that makes one out: the loop
+    whose turns bring the buffer back (an inner loop whose counter moves the address, a copy
+    per piece of the stage, starts again each turn of the one around it). None where no loop
+    makes one, or where that loop counts to a constant no greater than the ring's size
+    (:func:`turns_at_most`: the index never comes back round)."""
     ring: Ring | None = None
     outer: tuple[int, int] | None = None
     for loop in reversed(loops):
         found = ring_index(flow, spelled, loop)
         if found is None:
+            if ring is None:
+                continue
             break
         ring, outer = found, loop
     if ring is None or outer is None:

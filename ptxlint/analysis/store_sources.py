@@ -259,7 +259,7 @@ def _next_turn(flow: FunctionFlow, store: Step, at: int, order: int, write: Step
 
 def _ring_turn(flow: FunctionFlow, store: Step, loops: list[tuple[int, int]]) -> _Missed | None:
     """(no wait, True, the ring's index) where the store's source is one buffer of a ring
-    (:func:`.rings.ring_index` of the variables the store's address is written with, in the
+    (:func:`.rings.comes_round` of the expressions the store's address is written with, in the
     loops around the store and the write, from the innermost out while it stays one), and no
     ``cp.async.bulk.wait_group`` lies anywhere in the outermost of those loops, nor a call
     that may wait: the write reaches the buffer again when the index comes back round, the
