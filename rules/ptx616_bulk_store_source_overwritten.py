@@ -50,7 +50,7 @@ variable the store's address is made from (`tile[i] = x`, through `__cvta_generi
 casts and locals defined once, and through same-file or included-project helpers, a few calls
 deep).
 
-Two shapes are flagged:
+Three shapes are flagged:
 - in one run through the code: the store, then the write, with no wait between, or only waits
   that leave the store's group pending (`wait_group.read N` with fewer than N groups committed
   after the store's: `store(buf); commit; wait_group.read 1; buf[i] = x`), or that come before
@@ -62,9 +62,9 @@ Two shapes are flagged:
   back round (`stage = k % STAGES`, `slot = (slot + 1) % N`, `phase ^= 1`, `if (++s == S)
   s = 0`), the write before the store in the body writes the same stage, and no wait at all
   lies in the loop (the `wait_group.read STAGES - 1` before refilling the oldest buffer was
-  left out). The outermost loop around both in which the index moves is the one asked; where
-  it counts to a constant no greater than the ring's size, the index never comes back round
-  and the rule is silent.
+  left out). The loop asked is the outermost around both that keeps the buffer one of a
+  ring, from the innermost that makes one out; where it counts to a constant no greater than
+  the ring's size, the index never comes back round and the rule is silent.
 
 It is silent where the count of a wait is not known (a template parameter nothing binds), where
 a commit lies in a loop the store is not in or in an `if` arm of a helper, where a call ptxlint
