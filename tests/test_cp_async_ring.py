@@ -56,7 +56,7 @@ def _found(wait: str = "", read: str = "k % S", fill: str = "next % S",
 def test_a_ring_with_no_wait_in_the_loop() -> None:
     [message] = _found()
     assert "reads a stage of the ring buffer" in message
-    assert "`next%S` comes back round" in message
+    assert "`next % S` comes back round" in message
     assert "no cp.async wait anywhere in the loop" in message
 
 

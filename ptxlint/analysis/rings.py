@@ -88,7 +88,7 @@ def ring_index(flow: FunctionFlow, spelled: Sequence[str], loop: tuple[int, int]
         return None
     if wraps:
         right = wraps[0].child_by_field_name("right")
-        return Ring(compact(_text(wraps[0])), sizes.get(""),
+        return Ring(" ".join(_text(wraps[0]).split()), sizes.get(""),
                     compact(_text(right)) if right is not None else None)
     name = next((name for name in [*changing, *sorted(sizes)] if name in sizes), changing[0])
     return Ring(name, sizes.get(name))
