@@ -161,6 +161,17 @@ def _may_track(flow: FunctionFlow, copy: Step) -> bool:
         bool(flow.opaque_between(flow.start, flow.end, _TRACKING))
 
 
+def _read_at(flow: FunctionFlow, copy: Step, start: int, read: Step | None) -> tuple[Span, str]:
+    """Where a read of ``copy``'s buffer at byte ``start`` is, and how the message names it: an
+    asm read by its mnemonic; a C++ read by the variable read, the copy's own or a pointer to
+    its region of a raw buffer."""
+    if read is not None:
+        return step_span(flow, read), f"`{read.instruction.mnemonic}`"
+    spelled = flow.name_used_at(start)
+    buffer = spelled if spelled is not None else flow.key(copy, copy.event.memory) or ""
+    return byte_span(flow, start, start + len(buffer.encode())), f"`{buffer}`"
+
+
 class CpAsyncReadBeforeWait(Rule):
     id = "PTX603"
     name = "cp-async-read-before-wait"
@@ -259,12 +270,7 @@ float x = tile[threadIdx.x];
                 yield from self._ring_finding(statement, flow, step)
                 continue
             start, read, wait = first
-            # the variable read: the copy's own, or a pointer to its region of a raw buffer
-            spelled = flow.name_used_at(start) if read is None else None
-            buffer = spelled if spelled is not None else flow.key(step, step.event.memory) or ""
-            span: Span = step_span(flow, read) if read is not None else byte_span(
-                flow, start, start + len(buffer.encode()))
-            how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"
+            span, how = _read_at(flow, step, start, read)
             between = "with no cp.async wait in between"
             pending = left_pending(flow, step, wait) if wait is not None else None
             if wait is not None and uncommitted_at(flow, step, wait):
@@ -287,11 +293,7 @@ float x = tile[threadIdx.x];
         if found is None:
             return
         start, read, ring = found
-        spelled = flow.name_used_at(start) if read is None else None
-        buffer = spelled if spelled is not None else flow.key(step, step.event.memory) or ""
-        span: Span = step_span(flow, read) if read is not None else byte_span(
-            flow, start, start + len(buffer.encode()))
-        how = f"`{read.instruction.mnemonic}`" if read is not None else f"`{buffer}`"
+        span, how = _read_at(flow, step, start, read)
         yield self.finding(
             statement, span,
             f"{how} at line {line_of(flow, start)} reads a stage of the ring buffer that the "

@@ -29,7 +29,7 @@ every target (``c_types.least_integer_size``).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 import tree_sitter
@@ -170,20 +170,26 @@ def _unconverted(flow: Flow, text: str) -> str:
     __cvta_generic_to_shared(smem + stage * TILE))`` where the write's address starts."""
     if "(" not in text:
         return text
-    node = parse_expression(text)
-    while node is not None:
-        if node.type == "parenthesized_expression":
-            inner = _operands(node)
-            node = inner[0] if len(inner) == 1 else None
-        elif node.type == "cast_expression":
-            node = node.child_by_field_name("value")
-        elif node.type == "call_expression" and _is_conversion(flow, node):
-            arguments = node.child_by_field_name("arguments")
-            values = _operands(arguments) if arguments is not None else []
-            node = values[0] if len(values) == 1 else None
-        else:
-            break
+    node = _unwrapped(parse_expression(text), lambda call: _is_conversion(flow, call))
     return compact(_source(node)) if node is not None else text
+
+
+def _unwrapped(node: Node | None, unwraps: Callable[[Node], bool]) -> Node | None:
+    """``node`` through parentheses, casts and the calls of one argument ``unwraps`` takes for
+    a conversion; None where a parenthesis or such a call holds other than one operand."""
+    while node is not None:
+        if node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+            continue
+        if node.type == "call_expression" and unwraps(node):
+            holder = node.child_by_field_name("arguments")
+        elif node.type == "parenthesized_expression":
+            holder = node
+        else:
+            return node
+        values = _operands(holder) if holder is not None else []
+        node = values[0] if len(values) == 1 else None
+    return None
 
 
 def _is_conversion(flow: Flow, call: Node) -> bool:
@@ -200,16 +206,7 @@ def _is_conversion(flow: Flow, call: Node) -> bool:
 def _adds_index(flow: Flow, text: str) -> bool:
     """``text`` (through parentheses, casts and conversions of one argument) is a sum whose
     first term is the address it moves and every other term a run-time value added to it."""
-    node = parse_expression(text)
-    while node is not None and node.type in ("parenthesized_expression", "cast_expression",
-                                              "call_expression"):
-        if node.type == "cast_expression":
-            node = node.child_by_field_name("value")
-            continue
-        arguments = node.child_by_field_name("arguments") \
-            if node.type == "call_expression" else node
-        values = _operands(arguments) if arguments is not None else []
-        node = values[0] if len(values) == 1 else None
+    node = _unwrapped(parse_expression(text), lambda call: True)
     terms = _terms(node) if node is not None else None
     return terms is not None and len(terms) > 1 and all(sign > 0 for sign, _ in terms) and \
         all(_varying(flow, term, 0) for _, term in terms[1:])
