@@ -293,3 +293,48 @@ def test_a_suppression_on_the_helper_calls_line_reaches_its_finding(tree, capsys
     found = places(check_json(capsys, "mixed.cu", "--preview", "--no-cache",
                               "--select", "PTX602,PTX603,PTX901"))
     assert found == [("PTX602", 7, 3), ("PTX603", 17, 22), ("PTX901", 22, 72)]
+
+
+_CONVERTING_HEADER = r"""#pragma once
+#include <cstdint>
+__device__ inline uint32_t cvta_shared(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ inline void cp_async(uint32_t dst, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src));
+}
+__device__ inline void wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+__device__ inline void ldmatrix_x4(uint32_t *r, uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+"""
+_CONVERTING_KERNEL = r"""#include "common.h"
+__global__ void k(const int4 *a, int n, float *out) {
+  extern __shared__ int4 shm[];
+  const uint32_t base = cvta_shared(shm);
+  float acc = 0;
+  for (int b = 0; b < n; b++) {
+    cp_async(base + threadIdx.x * 16, a + b * 256 + threadIdx.x);
+    WAIT
+    __syncthreads();
+    uint32_t r[4];
+    ldmatrix_x4(r, base + (threadIdx.x % 16) * 16);
+    acc += r[0];
+    __syncthreads();
+  }
+  out[threadIdx.x] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize(("wait", "expected"), [("", [("PTX603", 11, 5)]), ("wait_all();", [])])
+def test_a_shared_address_made_by_a_header_helper_names_the_buffer(
+        tmp_path, monkeypatch, capsys, wait, expected):
+    """The buffer behind ``base`` is ``shm`` whether ``cvta_shared`` is defined in the file or in
+    a project header it includes: the copy and the ``ldmatrix`` read one buffer."""
+    (tmp_path / "common.h").write_text(_CONVERTING_HEADER)
+    (tmp_path / "k.cu").write_text(_CONVERTING_KERNEL.replace("WAIT", wait))
+    monkeypatch.chdir(tmp_path)
+    doc = check_json(capsys, "--preview", "--no-cache", "--select", "PTX6", "k.cu")
+    assert places(doc) == expected

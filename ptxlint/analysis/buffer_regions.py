@@ -612,19 +612,16 @@ def _type_spelled(tokens: Iterator[Node]) -> tuple[str, int] | None:
 
 def _conversion(flow: Flow, name: str) -> int | None | bool:
     """A call that gives its argument's address: ``__cvta_generic_to_shared`` (an integer,
-    counting bytes), or a same-file helper returning a conversion of its one parameter with no
-    arithmetic (what its result counts in is not read: ``None``); ``False`` for another call."""
+    counting bytes), or a helper of the file or of a project header it includes returning a
+    conversion of its one parameter with no arithmetic (what its result counts in is not
+    read: ``None``); ``False`` for another call."""
     if name in _CONVERSIONS:
         return 1
-    owner = flow.owner
-    converts = getattr(owner, "converts", None)
-    named = getattr(owner, "functions_named", None)
-    if converts is None or named is None or not converts(name):
+    conversion = getattr(flow.owner, "conversion", None)
+    helper = conversion(name) if conversion is not None else None
+    if helper is None:
         return False
-    helpers = named(name)
-    if len(helpers) != 1:
-        return False
-    returns = [r.named_children[0] for r in helpers[0].returns if r.named_children]
+    returns = [r.named_children[0] for r in helper.returns if r.named_children]
     if not returns or any((terms := _terms(r)) is None or len(terms) != 1 or terms[0][0] < 0
                           for r in returns):
         return False

@@ -580,7 +580,7 @@ class FileFlows:
         self._composing: set[int] = set()
         self._helpers: dict[tuple[str, int, str | None, bool, int | None, str],
                             tuple[FunctionFlow, list[Step], Opaque] | None] = {}
-        self._converts: dict[str, bool] = {}
+        self._converts: dict[str, FunctionFlow | None] = {}
         self.may_take_known: dict[tuple[str, frozenset[str], int, str | None, bool, str],
                                   bool] = {}  # (flow_opaque.may_take)
         self._calls_by_name: dict[str, list[tuple[FunctionFlow, int, int]]] | None = None
@@ -613,19 +613,25 @@ class FileFlows:
         return self._ready(flow) if flow is not None else None
 
     def converts(self, name: str) -> bool:
-        """``name`` is one same-file function whose every ``return`` gives a conversion of
-        its first parameter (``return (uint32_t)__cvta_generic_to_shared(p);``)."""
-        known = self._converts.get(name)
-        if known is None:
-            defined = self._defined(name)
-            known = False
-            if len(defined) == 1 and defined[0].parameters:
-                helper = defined[0]
-                (helper.owner or self)._structure(helper)
-                values = [r.named_children[0] for r in helper.returns if r.named_children]
-                known = bool(values) and len(values) == len(helper.returns) and all(
-                    base_name(helper.text(v)) == helper.parameters[0] for v in values)
-            self._converts[name] = known
+        """``name`` is one function, of the file or a project header it includes, whose every
+        ``return`` gives a conversion of its first parameter (``return
+        (uint32_t)__cvta_generic_to_shared(p);``)."""
+        return self.conversion(name) is not None
+
+    def conversion(self, name: str) -> FunctionFlow | None:
+        """The definition :meth:`converts` finds for ``name``, or ``None``."""
+        if name in self._converts:
+            return self._converts[name]
+        defined = self._defined(name)
+        known = None
+        if len(defined) == 1 and defined[0].parameters:
+            helper = defined[0]
+            (helper.owner or self)._structure(helper)
+            values = [r.named_children[0] for r in helper.returns if r.named_children]
+            if values and len(values) == len(helper.returns) and all(
+                    base_name(helper.text(v)) == helper.parameters[0] for v in values):
+                known = helper
+        self._converts[name] = known
         return known
 
     def class_of(self, caller: FunctionFlow, name: str, start: int, end: int,
