@@ -191,3 +191,22 @@ def test_templates_with_the_same_first_words_keep_each_its_own_verdict() -> None
     assert dialects == ["ptx", "ptx", "unknown", "host", "host", "ptx", "host", "host", "ptx"]
     assert "ARM" in cold[4].reason and "AMD" in cold[6].reason and "SPARC" in cold[7].reason
     assert cold[1].reason == "PTX instruction 'mov'"
+
+
+@pytest.mark.parametrize(("template", "kind"), [
+    # nvcc's PTX names its 32-bit registers %r1, %r2...: %r8-%r15 in pasted PTX are PTX's
+    ("add.u32 %0, %%r8, 1;", "ptx"),
+    ("{ .reg .u32 %%r12; mov.u32 %%r12, %1; add.u32 %0, %%r12, 1; }", "ptx"),
+    # and x86-64's where no mnemonic is dotted, as AT&T syntax never writes one
+    ("mov %0, %%r8", "host"),
+    ("mov %0, %%r15;", "host"),
+    ("add.u32 %0, %%r8d, 1;", "host"),  # a sized x86 name: PTX's are never so spelt
+])
+def test_x86_64s_wide_registers_are_x86_only_beside_no_ptx_mnemonic(
+        template: str, kind: str) -> None:
+    from ptxlint.ptx.parser import parse_template
+
+    for specifiers in ((), ("__device__",)):
+        verdict = dialect.classify(template, parse_template(template, True), "r",
+                                   function_specifiers=specifiers, guards=())
+        assert (verdict.dialect == "host") == (kind == "host"), (template, specifiers, verdict)

@@ -17,12 +17,14 @@ from ptxlint.ptx.opcodes import PTX_DIRECTIVES, PTX_OPCODES
 from ptxlint.ptx.targets import no_device_pass
 
 # Register names and syntax that PTX never uses. `%r1` is a PTX register too, so only the
-# unmistakable x86 names count. Searched in multi-line mode. Kept as text, never compiled (a
-# fifth of this module's import): ``_x86_text`` answers the same question faster, and
-# tests/test_dialect_patterns.py checks that it does.
+# unmistakable x86 names count: `%r8`-`%r15` are also the names nvcc gives PTX's 32-bit
+# registers, and count only where no instruction is PTX's (``_X86_WIDE_REGISTER``).
+# Searched in multi-line mode. Kept as text, never compiled (a fifth of this module's import):
+# ``_x86_text`` answers the same question faster, and tests/test_dialect_patterns.py checks
+# that it does.
 _X86_TEXT = (
     r"%%?(?:[re]?(?:ax|bx|cx|dx|si|di|sp|bp|ip)|[re]?[abcd][lh]|[xyz]mm\d+|k[0-7]|st\(\d\)|"
-    r"r(?:8|9|1[0-5])[dwb]?|[cdefgs]s)\b"
+    r"r(?:8|9|1[0-5])[dwb]|[cdefgs]s)\b"
     r"|(?<![\w$])\$(?:0x[0-9a-fA-F]+|-?\d+)\b"
     r"|^\s*(?:rep|lock)\b"
     r"|\b(?:cpuid|rdtsc|rdtscp|xgetbv|pause|lfence|mfence|sfence|clflush|int3|ud2|movl|movq|"
@@ -43,8 +45,12 @@ _ARM_WORDS = frozenset(
 # every character (``_x86_text``; 3x faster over CUTLASS's 1.1 million template characters).
 _X86_PERCENT = on_first_use(
     r"%%?(?:[re]?(?:ax|bx|cx|dx|si|di|sp|bp|ip)|[re]?[abcd][lh]|[xyz]mm\d+|k[0-7]|st\(\d\)|"
-    r"r(?:8|9|1[0-5])[dwb]?|[cdefgs]s)\b"
+    r"r(?:8|9|1[0-5])[dwb]|[cdefgs]s)\b"
 )
+# x86-64's `%r8`-`%r15`, which nvcc's PTX names its `.b32` registers too (`%r8` in a pasted
+# `add.u32 %r8, %r7, 1;`): x86 only where no instruction of the template has PTX's dotted
+# mnemonic (``classify``); AT&T syntax writes none, and PTX writes one on nearly every opcode.
+_X86_WIDE_REGISTER = on_first_use(r"%%?r(?:8|9|1[0-5])\b")
 _X86_IMMEDIATE = on_first_use(r"\$(?:0x[0-9a-fA-F]+|-?\d+)\b")  # after no [\w$]
 _X86_PREFIX = on_first_use(r"(?:rep|lock)\b")  # first on a line, blanks before
 # The words of ``_X86_TEXT`` grouped by their first letter, so that at a candidate letter the
@@ -336,7 +342,8 @@ def classify(
     marked = _other_isa_text(text)  # before x86's words: MIPS's `.set push` is not x86 `push`
     if marked is not None:
         return Verdict("host", f"{marked} assembly in the template")
-    if _x86_text(text):
+    if _x86_text(text) or "%r" in text and _X86_WIDE_REGISTER().search(text) and not any(
+            i.modifiers for i in ptx.instructions):
         return Verdict("host", "x86 assembly syntax in the template")
     # `"{" STRINGIFY(op) ".f16 %0,%1;}"`: an opcode from a macro followed by a PTX type.
     hole_opcodes = _HOLE_OPCODE().findall(template) if HOLE in template else []
