@@ -10,6 +10,7 @@ from ptxlint.model import AsmStatement, Finding, Fix, PtxOperand, Severity
 from ptxlint.ptx.nearest import edit_distance
 from ptxlint.ptx.scopes import (
     FORWARD,
+    bare_special_element,
     declaration_note,
     declared_names,
     declares,
@@ -18,7 +19,10 @@ from ptxlint.ptx.scopes import (
     undeclared_sources,
     written_compiler_registers,
 )
-from ptxlint.ptx.special_registers import nearest_special_registers
+from ptxlint.ptx.special_registers import (
+    SPECIAL_REGISTERS,
+    nearest_special_registers,
+)
 from ptxlint.rule import Rule, RuleContext
 
 
@@ -63,6 +67,13 @@ name, a letter's case no edit), and an unsafe fix writes it where only one is th
 registers the compiler declares in the function it inlines the asm into (`%r1`, `%rd2`, `%f3`,
 `%p4`, `%rs5`, `%SP`...) are not reported where they are read (ptxas takes them), nor a
 numbered special register past its last number (`%%envreg32`: PTX207's).
+
+A special register written without its `%` (`mov.u32 r7, tid.y;` for `%tid.y`, pasted from
+another listing or typed by hand) is reported where an element is taken (`tid.y`: no module
+symbol takes a field, ptxas says "Unknown field '.y'" and "Unknown symbol 'tid'") and where
+only a register may stand (`add.u32 r, laneid, 1`); in a `mov`, a safe fix writes the `%`
+(`%%` in an asm with operands). A bare `laneid` as a `mov` source may be a `__device__` variable's
+address, and is left alone.
 
 A template that *writes* one of the compiler's numbered registers (`%r1`, `%rd1`, `%rs1`,
 `%f1`, `%fd1`, `%p1`, or `%%r1` in extended asm; a destination of an instruction) without
@@ -130,7 +141,8 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
         # a mov/cvta source that names nothing may be a module symbol; one edit away from a
         # register the template declares, it is that register misspelt
         misspelt = [word for word in sources
-                    if any(edit_distance(_name(word.text), name) == 1 for name in here)]
+                    if any(edit_distance(_name(word.text), name) == 1 for name in here)
+                    or bare_special_element(word.text)]
         found = sorted([*registers, *misspelt], key=lambda word: word.start)
         if not found or not analysis_of(statement).clearly_ptx:
             return
@@ -160,6 +172,13 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
             if note is not None:  # declared, but not where it is used
                 message = (f"'{name}' is not declared where it is used{also}: {note} "
                            f"{unknown}")
+            elif name in SPECIAL_REGISTERS and (word in registers
+                                                 or bare_special_element(word.text)):
+                escape = "%%" if _escapes_percent(statement) else "%"
+                message = (f"'{word.text.lstrip('!')}' is the special register "
+                           f"'{escape}{word.text.lstrip('!')}' written without its '%'{also} "
+                           f"{unknown}")
+                fix = self._percent_fix(statement, [found[i] for i in indices], escape)
             elif name.startswith("%") and (special := nearest_special_registers(name)):
                 escape = name[:len(name) - len(spelt)]  # `%%laneid` where the asm writes `%%`
                 named = " or ".join(f"'{escape}{known}'" for known in special)
@@ -236,6 +255,24 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
             yield self.finding(statement, self.template_span(statement, word.start, word.end),
                                message, severity=severity)
 
+    def _percent_fix(self, statement: AsmStatement, uses: list[PtxOperand], escape: str
+                     ) -> Fix | None:
+        """``escape`` written before every use of the special register; none where a use is
+        not a ``mov``'s (only ``mov`` and an integer ``cvt`` read one: ptxas "Special register
+        argument not allowed for instruction 'add'")."""
+        movs = [(i.start, i.end) for i in statement.ptx.instructions if i.opcode == "mov"]
+        if not all(any(start <= use.start < end for start, end in movs) for use in uses):
+            return None
+        edits = []
+        for use in uses:
+            start = use.start + len(use.text) - len(use.text.lstrip("!"))
+            name = _name(use.text)
+            edit = self.template_edit(statement, start, start + len(name), escape + name)
+            if edit is None:
+                return None
+            edits.append(edit)
+        return Fix(f"Write the special register with its '{escape}'", tuple(edits))
+
     def _rename_fix(self, statement: AsmStatement, uses: list[PtxOperand], written: str
                     ) -> Fix | None:
         """Every use of the name written as the special register it is nearest to: unsafe,
@@ -253,6 +290,11 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
 # the type nvcc declares each of its numbered register names with
 _COMPILER_TYPES = {"r": ".b32", "rd": ".b64", "rs": ".b16", "f": ".f32", "fd": ".f64",
                    "p": ".pred", "h": ".b16", "hh": ".b32", "rq": ".b128"}
+
+
+def _escapes_percent(statement: AsmStatement) -> bool:
+    """nvcc rewrites ``%%`` to ``%`` in this statement: one of GNU syntax with operands."""
+    return statement.syntax != "llvm" and statement.extended and bool(statement.operands)
 
 
 def _name(text: str) -> str:

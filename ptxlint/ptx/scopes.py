@@ -10,10 +10,12 @@ from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import HOLE, AsmStatement, PtxDirective, PtxLabel, PtxOperand, PtxTemplate
 from ptxlint.ptx.instructions import family
 from ptxlint.ptx.operand_roles import destinations
+from ptxlint.ptx.special_registers import VECTOR_SPECIAL_REGISTERS
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = [
-    "FORWARD", "SCOPED_DECLARATIONS", "Unscoped", "braces_known", "declaration_note",
+    "FORWARD", "SCOPED_DECLARATIONS", "Unscoped", "bare_special_element", "braces_known",
+    "declaration_note",
     "declared_names",
     "declaration_blocks",
     "declares",
@@ -400,12 +402,19 @@ def _undeclared(ptx: PtxTemplate) -> _Undeclared:
     return tuple(found), tuple(sources), tuple(written)
 
 
+def bare_special_element(text: str) -> bool:
+    """``text`` is an element of a vector special register written without its ``%``
+    (``tid.y``): a register word, never a module symbol (no symbol takes a field)."""
+    base, _, element = text.lstrip("!").partition(".")
+    return element.isalpha() and base in VECTOR_SPECIAL_REGISTERS
+
+
 def _register_words(operand: PtxOperand) -> Iterator[PtxOperand]:
     """The plain words of ``operand`` that stand for registers: outside addresses. A vector's
     or pair's parts are looked at here, a generator made only for one that nests, where each
     part made one (a wgmma's accumulator, 128 ``%N`` parts: 21.7 -> 5.9 us, timeit)."""
     kind = operand.kind
-    if kind == "register":
+    if kind == "register" or kind == "other" and bare_special_element(operand.text):
         yield operand
     elif kind in ("vector", "pair"):
         for part in operand.parts:
