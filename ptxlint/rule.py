@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ptxlint.analysis.carry import PRODUCERS
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
 from ptxlint.model import AsmStatement, Edit, Finding, Fix, Severity, Span, piece_count
-from ptxlint.ptx.isa_table import DEPRECATED
+from ptxlint.ptx.isa_table import ADVISED, DEPRECATED
 from ptxlint.ptx.layout import STRING_PIECES
 from ptxlint.value_class import value_class
 
@@ -70,9 +70,9 @@ class RuleContext:
 
 # Instructions after which the next one in the text need not run.
 _BRANCHING = frozenset({"bra", "brx", "ret", "exit", "trap"})
-# Opcodes the PTX ISA deprecates or removes some form of (``isa_table.DEPRECATED``): PTX402
-# speaks only of an instruction with one.
-_DEPRECATED_OPCODES = frozenset(entry[0] for entry in DEPRECATED)
+# Opcodes the PTX ISA deprecates or removes some form of (``isa_table.DEPRECATED``), or ptxas
+# advises against (``isa_table.ADVISED``): PTX402 speaks only of an instruction with one.
+_DEPRECATED_OPCODES = frozenset(entry[0] for entry in (*DEPRECATED, *ADVISED))
 
 # The statement features read off the statement and its PTX parse (not its operand list or
 # ``%`` tokens: ``SUMMARY_NEEDS``), found together by ``parse_features``.

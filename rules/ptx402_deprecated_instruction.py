@@ -6,8 +6,10 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, Fix, PtxInstruction, Severity
-from ptxlint.ptx.instructions import Deprecation, deprecation
+from ptxlint.ptx.instructions import Advice, Deprecation, advice, deprecation
 from ptxlint.ptx.targets import ARCHES, Target
+from ptxlint.ptx.toolkit import assembles, builds_branch
+from ptxlint.ptx.versions import cuda_for_ptx
 from ptxlint.rule import Rule, RuleContext
 
 _FULL_MASK = "0xffffffff"
@@ -38,6 +40,16 @@ include guard (`#ifndef X_H` / `#define X_H` around the whole file) is not one. 
 targets (`--arch sm_60,sm_80`), it is an error when one of the listed targets the statement is
 compiled for is sm_70 or newer: that build fails, whatever the older one does.
 
+It also reports, as info, a form ptxas takes but advises against: `mma.sp` without
+`::ordered_metadata` (ptxas 13.0, on every target: "Modifier '.sp::ordered_metadata' should be
+used on instruction 'mma' instead of modifier '.sp'"). Not where the form is PTX204's (the FP8
+types have only `.sp::ordered_metadata`), nor in a branch only toolkits older than the
+configured `cuda-version` build (the `#else` of `__CUDACC_VER_MAJOR__ >= 12`), nor where that
+toolkit is older than the advised modifier: neither can use it. The fix is unsafe:
+`.sp::ordered_metadata` needs PTX ISA 8.5 (CUDA 12.5), and reads the sparsity metadata as the
+PTX ISA's section on it describes for that modifier: check the metadata the kernel builds
+before taking it.
+
 ## Why is this bad?
 ptxas 13.0: "Instruction 'shfl' without '.sync' is not supported on .target sm_70 and higher
 from PTX ISA version 6.4". The old forms also assume the whole warp runs in lockstep, which
@@ -64,6 +76,10 @@ site is the closest to the old meaning).
         for instruction in statement.ptx.instructions:
             if instruction.opaque:
                 continue
+            advised = advice(instruction.opcode, instruction.modifiers)
+            if advised is not None:
+                yield from self._advise(statement, instruction, advised, context)
+                continue
             old = deprecation(instruction.opcode, instruction.modifiers)
             if old is None:
                 continue
@@ -79,6 +95,30 @@ site is the closest to the old meaning).
                 fix=self._fix(statement, instruction, old),
                 severity=severity,
             )
+
+    def _advise(self, statement: AsmStatement, instruction: PtxInstruction, advised: Advice,
+                context: RuleContext) -> Iterator[Finding]:
+        """An info where ptxas advises another modifier: not where the form is PTX204's (no
+        such form: ``mma.sp`` of e4m3, which only ``.sp::ordered_metadata`` spells), nor in a
+        branch only older toolkits build (the ``#else`` of ``__CUDACC_VER_MAJOR__ >= 12``),
+        nor for a configured toolkit (``cuda-version``) older than the advised modifier."""
+        analysis = analysis_of(statement)
+        cuda_version = context.options.get("cuda_version")
+        if analysis.no_device_build or analysis.spelling_issue(instruction, cuda_version) \
+                is not None or not builds_branch(analysis.guards, cuda_version) \
+                or not assembles(cuda_for_ptx(advised.ptx), cuda_version):
+            return
+        where = statement.template.text.find(f".{advised.modifier}", instruction.opcode_start,
+                                             instruction.opcode_end)
+        span = self.template_span(statement, instruction.opcode_start, instruction.opcode_end)
+        edit = self.template_edit(statement, where + 1, where + 1 + len(advised.modifier),
+                                  advised.advised) if where >= 0 else None
+        fix = Fix(f"use '.{advised.advised}'", (edit,), safe=False) if edit else None
+        yield self.finding(
+            statement, span,
+            f"'.{advised.modifier}' works, but {advised.why}; '.{advised.advised}' needs PTX "
+            f"ISA {advised.ptx / 10:.1f}",
+            fix=fix, severity=Severity.INFO)
 
     def _fix(
         self, statement: AsmStatement, instruction: PtxInstruction, old: Deprecation

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ptxlint.analysis.carry import PRODUCERS
 from ptxlint.model import AsmStatement
 from ptxlint.ptx.instructions import deprecation
+from ptxlint.ptx.isa_table import ADVISED
 from ptxlint.ptx.protocols import collective
 from ptxlint.rule import NEEDS, PARSE_NEEDS, STRING_PIECES, parse_features
 from tests.conftest import rule_fixture_statements
@@ -35,9 +36,11 @@ _DEFINITIONS = {
     "string-pieces": lambda s: sum(p.kind in STRING_PIECES for p in s.template.pieces) > 1,
     "template-problems": lambda s: bool(s.ptx.problems),
     "carry-arithmetic": lambda s: any(op in PRODUCERS for op in _opcodes(s)),
-    # some form of the opcode is deprecated: a superset of the instructions PTX402 reports
+    # some form of the opcode is deprecated, or advised against: a superset of the instructions
+    # PTX402 reports
     "deprecated-opcodes": lambda s: any(
         deprecation(i.opcode, ()) is not None or deprecation(i.opcode, i.modifiers) is not None
+        or any(entry[0] == i.opcode for entry in ADVISED)
         for i in s.ptx.instructions
     ),
     # an instruction the warp may have to reach together: a superset of what PTX601 asks about

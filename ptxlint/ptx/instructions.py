@@ -19,16 +19,18 @@ from typing import NamedTuple
 from ptxlint.model import AsmStatement, PtxInstruction
 from ptxlint.ptx import grammar
 from ptxlint.ptx.effects import special_register
-from ptxlint.ptx.isa_table import DEPRECATED, FAMILIES, GROUPS, ONLY_ON, REQUIREMENTS
+from ptxlint.ptx.isa_table import ADVISED, DEPRECATED, FAMILIES, GROUPS, ONLY_ON, REQUIREMENTS
 from ptxlint.ptx.judge import judge
 
 __all__ = [
+    "Advice",
     "Deprecation",
     "Family",
     "Requirement",
     "TypeInfo",
     "REGISTER_CLASSES",
     "deprecation",
+    "advice",
     "family",
     "form_of",
     "instruction_requirement",
@@ -353,6 +355,24 @@ def deprecation(opcode: str, modifiers: tuple[str, ...]) -> Deprecation | None:
     for op, current, message, sm, ptx in DEPRECATED:
         if op == opcode and current not in modifiers:
             return Deprecation(op, current, message, sm, ptx)
+    return None
+
+
+class Advice(NamedTuple):
+    """A form ptxas takes but advises against (``mma.sp``): the modifier it names instead, why,
+    and the PTX ISA version (x10) that modifier needs."""
+
+    opcode: str
+    modifier: str
+    advised: str
+    why: str
+    ptx: int
+
+
+def advice(opcode: str, modifiers: tuple[str, ...]) -> Advice | None:
+    for entry in ADVISED:
+        if entry[0] == opcode and entry[1] in modifiers:
+            return Advice(*entry)
     return None
 
 

@@ -630,3 +630,13 @@ DEPRECATED: tuple[tuple[str, str, str, int, int], ...] = (
     ("shfl", "sync", "'shfl' without '.sync' is deprecated (PTX ISA 6.0); use 'shfl.sync'", 70, 64),
     ("vote", "sync", "'vote' without '.sync' is deprecated (PTX ISA 6.0); use 'vote.sync'", 70, 64),
 )
+
+# Forms ptxas 13.0 takes but advises against (its "info: Advisory" line), each with the modifier
+# it names in place of one of the instruction's and the PTX ISA version that modifier needs:
+# (opcode, modifier, advised modifier, why, PTX ISA version x10).
+ADVISED: tuple[tuple[str, str, str, str, int], ...] = (
+    ("mma", "sp", "sp::ordered_metadata",
+     "ptxas 13.0: \"Modifier '.sp::ordered_metadata' should be used on instruction 'mma' "
+     "instead of modifier '.sp' as it is expected to have substantially reduced performance "
+     "on some future architectures\"", 85),
+)

@@ -30,7 +30,8 @@ from ptxlint.ptx.versions import (
     ptx_for_cuda,
 )
 
-__all__ = ["FP16_CLASSES_SINCE", "assembles", "beyond_grammar", "no_toolkit_since",
+__all__ = ["FP16_CLASSES_SINCE", "assembles", "beyond_grammar", "builds_branch",
+           "no_toolkit_since",
            "oldest_compiling", "toolkit_accepts", "toolkit_unseen"]
 
 # cuda_fp16.h's types as ptxlint knows them (``frontends.cxx.c_types``: ``__half`` a class with
@@ -119,9 +120,17 @@ def toolkit_accepts(issue: Issue, cuda_version: object, guards: tuple[str, ...] 
         return False
     if assembles(issue.toolkit, cuda_version):
         return True
+    return not builds_branch(guards, cuda_version)
+
+
+def builds_branch(guards: tuple[str, ...], cuda_version: object) -> bool:
+    """Whether the toolkit ``cuda_version`` (13.0 when absent) compiles a statement under
+    ``guards``: not the ``#else`` of ``__CUDACC_VER_MAJOR__ >= 12``, for 13.0."""
+    if not guards:
+        return True
     version = _run_toolkit(cuda_version)
     ptx = ptx_for_cuda(version)
-    return bool(guards) and ptx is not None and not toolkit_compiles(guards, version, ptx)
+    return ptx is None or toolkit_compiles(guards, version, ptx)
 
 
 def toolkit_unseen(options: Mapping[str, object], syntax: str) -> bool:

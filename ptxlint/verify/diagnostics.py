@@ -7,8 +7,9 @@ import re
 from ptxlint.value_class import value_class
 
 # ptxas probe.ptx, line 12; error   : Duplicate definition of variable 't'
-_PTXAS = re.compile(r"^ptxas\s+(?P<file>.+?), line (?P<line>\d+); (?P<sev>error|fatal|warning)\s*:"
-                    r"\s*(?P<msg>.*)$")
+# ptxas probe.ptx, line 41; info    : Advisory: Modifier '.sp::ordered_metadata' should be ...
+_PTXAS = re.compile(r"^ptxas\s+(?P<file>.+?), line (?P<line>\d+); "
+                    r"(?P<sev>error|fatal|warning|info)\s*:\s*(?P<msg>.*)$")
 # ptxas fatal   : Ptx assembly aborted due to errors
 _PTXAS_GLOBAL = re.compile(r"^ptxas (?P<sev>error|fatal|warning)\s*:\s*(?P<msg>.*)$")
 # kernel.cu(4): error: asm operand type size(8) does not match ...   (also "warning #549-D:")
@@ -32,7 +33,7 @@ class Diagnostic:
     tool: str  # "ptxas" | "nvcc"
     file: str
     line: int  # 1-based; 0 when the tool named no line
-    severity: str  # "error" | "warning" (fatal and catastrophic count as error)
+    severity: str  # "error" | "warning" | "info" (fatal and catastrophic count as error)
     message: str
 
     @property
@@ -75,4 +76,4 @@ def _escalate_32_bit(found: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _severity(word: str) -> str:
-    return "warning" if word == "warning" else "error"
+    return word if word in ("warning", "info") else "error"

@@ -144,7 +144,8 @@ RECIPES: dict[str, Recipe] = {
     # ptxas gates a feature on the module's .version in these words ("Feature 'st.async' requires
     # PTX ISA .version 8.1 or later"); an unknown modifier at the older version is not them
     "PTX403": Recipe((ISA_PROBE,), _p(r"requires PTX ISA \.version")),
-    "PTX402": Recipe((PTX,), _p(r"without '\.sync'|\.sync|deprecated|not supported"),
+    "PTX402": Recipe((PTX,), _p(r"without '\.sync'|\.sync|deprecated|not supported|"
+                                r"should be used on instruction"),
                      arch_sensitive=True),
     # claims about intent: the code compiles and means what it says, and whether something else
     # was meant is for the author; each says why no compile can settle it

@@ -512,9 +512,20 @@ class Verifier:
                         return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
                                        quote(match) + note, PTX)
                     heard.extend(errors)
-                    warned.extend(m.diagnostic for m in ptx_errors(probe, outcome, True)
-                                  if m.diagnostic.line  # a lineless one is the module's
-                                  and key_of(m.statement) == key_of(statement))
+                    notes = [m for m in ptx_errors(probe, outcome, True)
+                             if m.diagnostic.line  # a lineless one is the module's
+                             and key_of(m.statement) == key_of(statement)]
+                    # an info finding is ptxas's own advice where ptxas gives it on the
+                    # finding's lines ("Advisory: Modifier '.sp::ordered_metadata' should be
+                    # used on instruction 'mma' instead of modifier '.sp'")
+                    advised = [m.diagnostic for m in notes if m.diagnostic.severity == "info"
+                               and on_lines(m, lines) and finding.severity is Severity.INFO
+                               and recipe.agrees and recipe.agrees.search(m.diagnostic.message)]
+                    if advised:
+                        return Verdict(CONFIRMED, self.toolchain.label("ptxas"), at,
+                                       quote(advised[0]) + note, PTX)
+                    warned.extend(m.diagnostic for m in notes
+                                  if m.diagnostic.severity == "warning")
         if CU in recipe.probes:
             job_key = self.plan.cu.get(key_of(statement))
             if job_key is None:
