@@ -81,7 +81,7 @@ def may_take(files: FileFlows, name: str, kinds: frozenset[str],
     names it, ``klass`` its class (:func:`.call_lookup.definitions`); memoised in
     ``files.may_take_known``."""
     if name in HARMLESS_CALLS or _ASSERT().match(name) or (
-            form != "member" and files.converts(name)):
+            form != "member" and files.conversion(name) is not None):
         return False
     if form == "plain" and caller is not None:
         local = local_lambda(caller.parameters, caller.definitions, name)

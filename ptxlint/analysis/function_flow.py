@@ -484,7 +484,7 @@ class FunctionFlow:
             trail.append(expression)
         call = one_argument_call(expression)
         if call is not None and self.owner is not None and depth < MAX_CHAIN \
-                and self.owner.converts(call[0]):
+                and self.owner.conversion(call[0]) is not None:
             return self.resolve(call[1], depth + 1, trail)
         name = base_name(expression)
         if name is None or depth >= MAX_CHAIN or name in self.parameters:
@@ -612,27 +612,21 @@ class FileFlows:
             return flow
         return self._ready(flow) if flow is not None else None
 
-    def converts(self, name: str) -> bool:
-        """``name`` is one function, of the file or a project header it includes, whose every
-        ``return`` gives a conversion of its first parameter (``return
-        (uint32_t)__cvta_generic_to_shared(p);``)."""
-        return self.conversion(name) is not None
-
     def conversion(self, name: str) -> FunctionFlow | None:
-        """The definition :meth:`converts` finds for ``name``, or ``None``."""
-        if name in self._converts:
-            return self._converts[name]
-        defined = self._defined(name)
-        known = None
-        if len(defined) == 1 and defined[0].parameters:
-            helper = defined[0]
-            (helper.owner or self)._structure(helper)
-            values = [r.named_children[0] for r in helper.returns if r.named_children]
-            if values and len(values) == len(helper.returns) and all(
-                    base_name(helper.text(v)) == helper.parameters[0] for v in values):
-                known = helper
-        self._converts[name] = known
-        return known
+        """The one function ``name`` names, of the file or a project header it includes, where
+        its every ``return`` gives a conversion of its first parameter (``return
+        (uint32_t)__cvta_generic_to_shared(p);``); else ``None``."""
+        if name not in self._converts:
+            defined = self._defined(name)
+            helper = defined[0] if len(defined) == 1 and defined[0].parameters else None
+            if helper is not None:
+                (helper.owner or self)._structure(helper)
+                values = [r.named_children[0] for r in helper.returns if r.named_children]
+                if not values or len(values) != len(helper.returns) or any(
+                        base_name(helper.text(v)) != helper.parameters[0] for v in values):
+                    helper = None
+            self._converts[name] = helper
+        return self._converts[name]
 
     def class_of(self, caller: FunctionFlow, name: str, start: int, end: int,
                  form: str | None) -> str:
