@@ -222,7 +222,8 @@ CXX_STAGES: dict[str, tuple[str, ...]] = {
     ),
     "locate": ("dialect", "host_code", "statement_tokens", "function_recovery",
                "statement_context", "function_spans", "part_tree"),
-    "read": ("raw_statement", "statement_reader", "plain_reader", "operand_types", "extract"),
+    "read": ("raw_statement", "statement_reader", "plain_reader", "operand_types",
+             "keyword_macro_bodies", "extract"),
     "type": ("c_types", "declaration_index", "declared_types", "header_types", "macro_operands",
              "scope_lookup", "expression_types", "types"),
 }

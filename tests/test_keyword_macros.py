@@ -204,3 +204,29 @@ def test_a_macro_named_asm_qualifies_each_branch_of_a_statement_with_if_inside()
     )
     statements = extract_statements(SourceFile("k.cu", text)).statements
     assert statements and all(s.is_volatile for s in statements)
+
+
+IN_BODIES = """\
+#define ASM asm __volatile__
+#define ADD_CY(c) ASM("addc.s32 %0, 0, 0;" : "=r"(c))
+#define TWO(a, b) { ASM("add.cc.u32 %0, %0, 1;" : "+r"(a)); \\
+                    ASM("addc.u32 %0, %0, 0;" : "+r"(b)); }
+#define NOTE "ASM(\\"mov.u32 %0, 1;\\")"
+"""
+
+
+def test_a_keyword_macro_begins_statements_in_other_macros_bodies() -> None:
+    """gmp-ecm's carry macros: each body's ``ASM(...)`` is a statement of that macro, read
+    with the qualifiers ``ASM`` stands for; one in a string of a body is none."""
+    statements = extract_statements(SourceFile("k.cu", IN_BODIES)).statements
+    assert [(s.context.macro, s.template.text) for s in statements] == [
+        ("ADD_CY", "addc.s32 %0, 0, 0;"),
+        ("TWO", "add.cc.u32 %0, %0, 1;"),
+        ("TWO", "addc.u32 %0, %0, 0;"),
+    ]
+    assert all(s.keyword == "asm" and [q.name for q in s.qualifiers] == ["__volatile__"]
+               for s in statements)
+    assert all(IN_BODIES[s.span.start:s.span.start + 3] == "ASM" for s in statements)
+    # the carry read across statements: a warning, as for a volatile asm spelt out
+    assert {f.severity.value for f in lint_text(IN_BODIES, "k.cu", select=("PTX107",))} == \
+        {"warning"}

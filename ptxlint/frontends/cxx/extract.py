@@ -12,7 +12,7 @@ import itertools
 import operator
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import tree_sitter
@@ -22,11 +22,15 @@ from ptxlint.frontends.cxx.defines import MacroDef
 from ptxlint.frontends.cxx.guard_macros import GuardMacros
 from ptxlint.frontends.cxx.guards import FileGuards, guards_of
 from ptxlint.frontends.cxx.headers import real_path
+from ptxlint.frontends.cxx.keyword_macro_bodies import (
+    keyword_macro,
+    keyword_macros,
+    uses_in_bodies,
+)
 from ptxlint.frontends.cxx.lexer import (
     Token,
     tokens,
 )
-from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.operand_types import leave_types
 from ptxlint.frontends.cxx.plain_reader import read_plain
 from ptxlint.frontends.cxx.raw_statement import RawStatement as _RawStatement
@@ -61,9 +65,9 @@ from ptxlint.frontends.cxx.statement_reader import (
 )
 from ptxlint.frontends.cxx.statement_tokens import (
     KEYWORDS,
-    QUALIFIERS,
     code_tokens,
     end_of_directive,
+    keyword_starts,
     keyword_tokens,
 )
 from ptxlint.frontends.extraction import WHOLE, ExtractionResult, Share
@@ -119,34 +123,10 @@ class TypeLookup(Protocol):
 
 
 def has_asm(text: str) -> bool:
-    return next(_keywords(text), None) is not None
+    return next(keyword_starts(text), None) is not None
 
 
 _WORD_CHAR = re.compile(r"[\w$]")
-
-
-def _keywords(text: str) -> Iterator[tuple[int, str]]:
-    """What ``ASM_KEYWORD.finditer(text)`` finds, as (start, keyword). The literal ``asm`` is
-    searched and its surroundings checked here: the pattern's leading look-behind made the
-    regex engine try it at every character (GMMA's 2.7 MB header: 63 ms, now 1 ms)."""
-    word = _WORD_CHAR.match
-    find = text.find
-    at = find("asm")
-    while at >= 0:
-        end = at + 3
-        if at >= 2 and text[at - 2] == "_" == text[at - 1]:
-            start = at - 2
-            if text.startswith("__", end) and not word(text, end + 2):
-                end += 2
-            elif word(text, end):
-                start = -1
-        else:
-            start = at if not word(text, end) else -1
-        if start >= 0 and (start == 0 or not word(text, start - 1)):
-            yield start, text[start:end]
-            at = find("asm", end)
-        else:
-            at = find("asm", at + 3)
 
 
 def shares(text: str, parts: int) -> list[Share]:
@@ -154,7 +134,7 @@ def shares(text: str, parts: int) -> list[Share]:
     in text order; the last holds the macro invocations. The same text and count always give
     the same cut: each process linting a part works it out alone (a scan, 1 ms for CUTLASS's
     2.8 MB GMMA header)."""
-    starts = [start for start, _ in _keywords(text)]
+    starts = [start for start, _ in keyword_starts(text)]
     parts = max(1, min(parts, len(starts)))
     cuts = [starts[len(starts) * k // parts] for k in range(1, parts)]
     bounds = [0, *cuts]
@@ -196,8 +176,9 @@ def extract(
     finder = NodeFinder(parsed.tree.root_node, host.ancestors.parents)
     holds = share.holds
     ascii_text = parsed.ascii  # offsets are bytes: no conversion per statement
-    keyword_macros: bool | None = None
-    for start, keyword in _keywords(source.text):
+    keyword_macros_used: bool | None = None
+    defines_keyword = False  # an asm keyword in an object-like #define's body
+    for start, keyword in keyword_starts(source.text):
         if not holds(start):
             continue
         byte = start if ascii_text else parsed.to_byte(start)
@@ -233,6 +214,7 @@ def extract(
             macro_name = macro_name_of(parsed, owner)
             context_node = owner
             plain = None
+            defines_keyword = defines_keyword or owner is not None and owner.type == "preproc_def"
         elif kind in ("preproc_call", "preproc_directive"):
             continue
         elif is_asm_label(node, ups):
@@ -269,9 +251,10 @@ def extract(
         raw = plain or StatementReader(source, stream, pieces, macro_name is not None).read()
         if raw is None:
             continue
-        if keyword_macros is None:  # `#define asm __asm__ __volatile__`: once per file
-            keyword_macros = "#" in source.text and any(map(macros.table.definitions, KEYWORDS))
-        if keyword_macros:
+        if keyword_macros_used is None:  # `#define asm __asm__ __volatile__`: once per file
+            keyword_macros_used = "#" in source.text and any(
+                map(macros.table.definitions, KEYWORDS))
+        if keyword_macros_used:
             extra = macro_uses.keyword_qualifiers(macros.table, keyword, start, raw.qualifiers)
             if extra:
                 raw = dataclasses.replace(raw, qualifiers=extra + raw.qualifiers)
@@ -303,10 +286,32 @@ def extract(
             statement=ups if macro_name is None else None,  # the resolver climbs from them
         )
     if share.end is None:
+        if defines_keyword and (stand_for := keyword_macros(source.text)):
+            _read_keyword_macro_bodies(source, parsed, stand_for, macros, file_guards,
+                                       parse_template, lookup, result, host)
         _expand_macro_uses(
             source, parsed, macros, file_guards, parse_template, lookup, result, host
         )
     return result
+
+
+def _read_keyword_macro_bodies(
+    source: SourceFile, parsed: ParsedSource, stand_for: dict[str, tuple[str, ...]],
+    macros: MacroPieces, file_guards: FileGuards, parse_template: TemplateParser,
+    lookup: TypeLookup | None, result: ExtractionResult, host: _HostCode,
+) -> None:
+    """Read the statements ``#define`` bodies begin with a keyword macro (``ASM("...")``, where
+    ``#define ASM asm __volatile__``), as the walk reads those it begins with the keyword."""
+    for use in uses_in_bodies(parsed, stand_for):
+        pieces = macros.with_forbidden(macro_params(parsed, use.owner))
+        raw = StatementReader(source, use.stream, pieces, True).read()
+        if raw is None:
+            continue
+        name = macro_name_of(parsed, use.owner)
+        context = context_of(host.ancestors, use.owner, name, file_guards, use.start, raw.end,
+                             host.guard_macros, None)
+        _finish(result, source, raw, context, use.spelled[0], new_span(use.start, raw.end),
+                parse_template, lookup, host_only=host.reason(None), statement=None)
 
 
 def reread(
@@ -673,7 +678,7 @@ def _expand_macro_uses(
         if use is None:
             continue
         if d is not None and d.params is None:
-            spelled = _keyword_macro(table, text, use, source.line_col(start).line)
+            spelled = keyword_macro(table, text, use, source.line_col(start).line)
             if spelled is not None:
                 covered = _read_keyword_macro_use(
                     source, node, ups, use, spelled, macros, file_guards, parse_template,
@@ -719,25 +724,6 @@ def _expand_macro_uses(
 
 
 _UNDECIDED = "macro {}: no single definition here; its asm is not expanded"
-
-
-def _keyword_macro(
-    table: MacroTable, text: str, use: macro_uses.Use, line: int
-) -> tuple[str, ...] | None:
-    """The words an object-like macro stands for when it is only an asm keyword and its
-    qualifiers (``#define ASM asm volatile``), else None. Such a macro's uses begin asm
-    statements whose template, operands and clobbers are written in the file itself."""
-    if use.name in KEYWORDS:
-        return None  # `#define asm __asm__`: its uses are keywords the main walk reads
-    done = macro_uses.expand_use(table, text, use, line)
-    if done is None:
-        return None
-    words = tuple(tok.text for tok in tokens(done.virtual.text))
-    if not words or words[0] not in KEYWORDS:
-        return None
-    if any(word not in QUALIFIERS for word in words[1:]):
-        return None
-    return words
 
 
 def _read_keyword_macro_use(
