@@ -24,7 +24,9 @@ stages before it (``tests/test_import_graph.py`` holds this):
 3. read the statement: ``statement_reader`` (template pieces with a source map, operands,
    clobbers; a macro piece is an opaque hole unless resolved exactly), ``plain_reader`` (its
    regular-expression fast path), ``raw_statement`` (what both read), ``operand_types`` (the
-   operands' types, left to work out when a rule first reads one), and ``extract``, which
+   operands' types, left to work out when a rule first reads one), ``keyword_macro_bodies``
+   (a macro standing for the keyword begins statements, in code and in other macros'
+   bodies), and ``extract``, which
    finds every statement of a file and drives the rest;
 4. type the operands: ``c_types``, ``declaration_index``, ``declared_types`` (what a type
    specifier and a declarator name), ``header_types`` (the types a file names and its
