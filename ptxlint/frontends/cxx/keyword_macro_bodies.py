@@ -51,7 +51,7 @@ class BodyUse(NamedTuple):
 
 def keyword_macros(text: str) -> dict[str, tuple[str, ...]]:
     """The file's object-like macros that stand for an asm keyword and its qualifiers, each
-    with the words, and where it is defined (the first definition of a name counts)."""
+    with those words (a name's first definition counts)."""
     found: dict[str, tuple[str, ...]] = {}
     for match in _KEYWORD_DEFINE().finditer(text):
         words = tuple(match[2].split())
@@ -68,6 +68,7 @@ def uses_in_bodies(parsed: ParsedSource, macros: dict[str, tuple[str, ...]]
     text = parsed.text
     pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, macros)) + r")\b")
     root = parsed.tree.root_node
+    bodies: dict[int, list[Token]] = {}  # a body's tokens, once for all the uses in it
     for match in pattern.finditer(text):
         start = match.start()
         byte = parsed.to_byte(start)
@@ -78,8 +79,10 @@ def uses_in_bodies(parsed: ParsedSource, macros: dict[str, tuple[str, ...]]
         if owner is None or owner.type not in _BODY_OWNERS:
             continue
         body_start = parsed.to_char(node.start_byte)
-        end = max(parsed.to_char(node.end_byte), end_of_directive(text, body_start))
-        body = list(tokens(text, body_start, end))
+        body = bodies.get(body_start)
+        if body is None:
+            end = max(parsed.to_char(node.end_byte), end_of_directive(text, body_start))
+            body = bodies[body_start] = list(tokens(text, body_start, end))
         at = next((k for k, t in enumerate(body) if t.start == start and t.kind == "ident"),
                   None)
         if at is None:
