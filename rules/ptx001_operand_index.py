@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.statement import analysis_of
-from ptxlint.analysis.template_refs import refs_of
+from ptxlint.analysis.template_refs import comment_refs, refs_of
 from ptxlint.model import AsmStatement, Finding, Operand, Severity
 from ptxlint.rule import Rule, RuleContext
 
@@ -43,7 +43,9 @@ Operands are numbered outputs first, then inputs. A reference past the last one 
 that nvcc 13.0 answers with an *internal compiler error* instead of a diagnostic, and so is
 `%[name]`: GCC and clang accept symbolic names, nvcc does not.
 
-`%N` in *basic* asm (no colon) is not an operand reference at all; see PTX008.
+`%N` in *basic* asm (no colon) is not an operand reference at all; see PTX008. In a statement
+with operands nvcc reads `%N` and `%[name]` inside PTX comments too (`// old: %5` of two
+operands is the same internal compiler error, nvcc 13.0), so those are flagged there as well.
 
 In Python (Triton's `inline_asm_elementwise`, CuTe DSL's `llvm.inline_asm`, llvmlite) the
 template is LLVM syntax: operands are `$N`/`${N}`, one per entry of the constraint string, and
@@ -92,21 +94,28 @@ asm("mov.u32 %0, 1;" : "=r"(d));
         # on, so a %N they would number is that defect (PTX006's finding)
         pushed = count + len(analysis.shifted_clobbers)
         strays = tuple(t for t in strays if t.index is None or t.index >= pushed)
-        for token in sorted((*refs.named, *strays), key=lambda t: t.start):
+        # nvcc reads the references inside PTX comments too (``comment_refs``)
+        in_comments = tuple(t for t in comment_refs(statement) if not t.modifier and (
+            t.kind == "named" or t.index is not None and t.index >= pushed))
+        for token in sorted((*refs.named, *strays, *in_comments), key=lambda t: t.start):
             if token.kind == "named":
                 yield self.finding(
                     statement,
                     self.template_span(statement, token.start, token.end),
                     f"symbolic operand reference '%[{token.name}]' is not supported by nvcc; "
-                    "use the operand's number",
+                    + ("it reads '%' sequences inside PTX comments too: write '%%' there"
+                       if _in_comment(statement, token.start) else "use the operand's number"),
                 )
             else:
                 have = f"{count} operand{'s' if count != 1 else ''}"
                 p = statement.ref_prefix
                 valid = f" (valid: {p}0..{p}{count - 1})" if count else ""
                 where = ""
-                if statement.syntax == "llvm" and _in_comment(statement, token.start):
-                    where = " (LLVM replaces operands inside PTX comments too)"
+                if _in_comment(statement, token.start):
+                    where = (" (LLVM replaces operands inside PTX comments too)"
+                             if statement.syntax == "llvm" else
+                             " (nvcc replaces operands inside PTX comments too: write '%%' "
+                             "there)")
                 yield self.finding(
                     statement,
                     self.template_span(statement, token.start, token.end),

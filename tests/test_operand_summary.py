@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from ptxlint.analysis.operand_summary import SUMMARY_NEEDS, summary_of
+from ptxlint.analysis.template_refs import comment_refs
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
 from ptxlint.engine import RulePlan
 from ptxlint.model import AsmStatement, Finding, Severity
@@ -55,12 +56,14 @@ _DEFINITIONS = {
         o.expression.rstrip()[-2:] in (".x", ".y", ".z", ".w"))]) >= 3,
     "percents": lambda s: bool(s.ptx.percents),
     "unreferenced-operands": lambda s: any(o.index not in _refs(s) for o in s.operands),
+    # with the references nvcc reads inside PTX comments (``comment_refs``)
     "stray-references": lambda s: any(
         t.kind == "named" or (t.kind == "ref" and t.index is not None
                               and t.index >= len(s.operands))
-        for t in s.ptx.percents
+        for t in (*s.ptx.percents, *(c for c in comment_refs(s) if not c.modifier))
     ),
-    "modified-references": lambda s: any(t.kind == "ref" and t.modifier for t in s.ptx.percents),
+    "modified-references": lambda s: any(t.kind == "ref" and t.modifier
+                                         for t in (*s.ptx.percents, *comment_refs(s))),
     "percent-escapes": lambda s: any(
         t.kind in ("escape", "trailing", "bare", "bad-dollar")
         or (t.kind == "unique" and s.extended and not s.operands) for t in s.ptx.percents

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ptxlint import file_memos
-from ptxlint.analysis.template_refs import refs_of
+from ptxlint.analysis.template_refs import comment_refs, refs_of
 from ptxlint.constraints import VALID_CLOBBERS, VALID_LETTERS
 from ptxlint.model import AsmStatement, Operand
 
@@ -135,6 +135,12 @@ def _summarize(statement: AsmStatement) -> OperandSummary:
             holds.add("modified-references")
         if refs.escapes or (refs.unique and not operands and statement.extended):
             holds.add("percent-escapes")  # (a `%=` where nvcc leaves it as written: PTX008's)
+    if operands and statement.ptx.comments:
+        for token in comment_refs(statement):  # what nvcc reads in PTX comments too
+            if token.modifier:
+                holds.add("modified-references")
+            elif token.kind == "named" or token.index is not None and token.index >= len(operands):
+                holds.add("stray-references")
     if operands and not referenced.issuperset([o.index for o in operands]):
         holds.add("unreferenced-operands")
     return OperandSummary(

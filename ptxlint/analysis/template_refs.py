@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from typing import NamedTuple, cast
 
 from ptxlint.model import AsmStatement, PercentToken, PtxInstruction, PtxOperand, PtxTemplate
+from ptxlint.ptx.percent_tokens import read_percents
 from ptxlint.ptx.template_memo import TemplateMemo
 
 __all__ = ["ESCAPE_KINDS", "TemplateRefs", "Use", "refs_of"]
@@ -201,3 +202,28 @@ def refs_of(statement: AsmStatement) -> TemplateRefs:
     """The index of the statement's template, made on the first ask for that parse."""
     ptx = statement.ptx
     return _REFS.of(ptx, lambda: TemplateRefs(ptx))
+
+
+def comment_refs(statement: AsmStatement) -> tuple[PercentToken, ...]:
+    """The operand references in the template's PTX comments (``// %L577``, ``// old: %5``,
+    ``%[x]``) that nvcc reads. nvcc replaces ``%`` sequences before ptxas sees the text, and a
+    PTX comment is text to it: in a statement of GCC syntax with operands it stops at a
+    modifier there ("Asm operand modifier not supported at \"%L\""), a number past the last
+    operand (an internal compiler error) and a symbolic name ("invalid symbolic operand
+    name"), all measured with nvcc 13.0. With no operands nvcc leaves the text alone. The
+    template's own tokens (``PtxTemplate.percents``) skip comments: an operand named only in a
+    comment is not used by an instruction."""
+    ptx = statement.ptx
+    if not ptx.comments or not statement.operands or not statement.extended \
+            or statement.syntax == "llvm" or statement.template.has_holes:
+        return ()
+    text = statement.template.text
+    spans = [(start, end) for start, end in ptx.comments if "%" in text[start:end]]
+    if not spans:
+        return ()
+    only = [" "] * len(text)  # the comments alone, at their offsets
+    for start, end in spans:
+        only[start:end] = text[start:end]
+    found: list[PercentToken] = []
+    read_percents("".join(only), True, found, lambda message, start, end: None)
+    return tuple(t for t in found if t.kind in ("ref", "named"))
