@@ -635,6 +635,21 @@ def test_constant_expressions_are_one_operand() -> None:
         assert parsed.instructions[0].operands[-1].text == operand
 
 
+def test_a_product_inside_a_sum_is_one_term_of_it() -> None:
+    # uDeviceX's `ld.shared.f32 scan9, [array + 9*8 + 4]` (ptxas 13.0 takes it): the sum goes
+    # on after the product, wherever the product stands
+    for text, parts in (
+        ("ld.shared.f32 %0, [a + 9*8 + 4];", ["a", "9*8", "4"]),
+        ("ld.shared.f32 %0, [9*8 + a];", ["9*8", "a"]),
+        ("ld.shared.f32 %0, [a + 4 + 2*4*2];", ["a", "4", "2*4*2"]),
+    ):
+        parsed = parse_template(text, True)
+        assert parsed.problems == (), text
+        assert [p.text for p in parsed.instructions[0].operands[-1].parts] == parts
+    assert [p.message for p in parse_template("add.u32 %0, a b;", True).problems] == [
+        "missing ',' between operands"]
+
+
 def test_a_dangling_constant_operator_is_a_problem() -> None:
     parsed = parse_template("add.u32 $0, $1, 2 ^;", True, "llvm")
     assert [p.message for p in parsed.problems] == ["missing operand after '^'"]

@@ -772,7 +772,8 @@ class _Parser:
                 here = self._here()
                 self._problem("missing ',' between operands", here, here + 1, "operand-list")
             kind, start, end = tokens[self.k]
-            if not c and self.puncts[self.k + 1] not in _JOINING:
+            if not c and self.puncts[self.k + 1] not in _JOINING and (
+                    self.k + 1 >= len(tokens) or tokens[self.k + 1][0] != "word"):
                 # A lone word or number (most operands, and a wgmma's 128 vector elements):
                 # what _operand -> _unary -> _atom would build, without the three calls.
                 self.k += 1
@@ -793,12 +794,12 @@ class _Parser:
 
     def _operand(self, depth: int, flatten: bool) -> list[PtxOperand]:
         """One operand: a sum of terms, or ``a|b`` pairs. Sums flatten inside addresses."""
-        terms = [self._unary(depth)]
+        terms = [self._term(depth, flatten)]
         puncts = self.puncts
         while puncts[self.k] in ("+", "-"):
             if puncts[self.k] == "+":
                 self.k += 1
-            terms.append(self._unary(depth))  # a "-" stays with its term: `a-4` -> a, -4
+            terms.append(self._term(depth, flatten))  # a "-" stays with its term: `a-4` -> a, -4
         if len(terms) > 1:
             if flatten:
                 return terms
@@ -816,6 +817,14 @@ class _Parser:
             # ptxas 13.0 takes it), not a `d|p` pair, whose halves are registers
             return [self._span(first.start, parts[-1].end, "other", tuple(parts))]
         return [self._span(first.start, parts[-1].end, "pair", tuple(parts))]
+
+    def _term(self, depth: int, flatten: bool) -> PtxOperand:
+        """One term of a sum, with the constant expression's operators that bind to it: `9*8`
+        in `[a + 9*8 + 4]` (ptxas 13.0 takes it), after which the sum goes on."""
+        term = self._unary(depth)
+        if self.k < len(self.tokens) and self.tokens[self.k][0] == "word":
+            term = self._constant_expression(term, depth, flatten)
+        return term
 
     def _constant_expression(self, first: PtxOperand, depth: int, flatten: bool) -> PtxOperand:
         """``first`` and what follows it while the next word is a constant expression's binary
