@@ -39,7 +39,9 @@ class UndeclaredRegister(Rule):
 ## What it does
 Flags a name the template uses as a register that nothing declares: no `.reg` (or other
 declaring directive) of the template, and none of another asm statement of the same function (a
-scope opened in one statement and used in the next, as CCCL writes some), nor of a helper
+scope opened in one statement and used in the next, as CCCL writes some; in a macro's
+definition, of any macro's definition in the file: a pair may open a scope and close it), nor
+of a helper
 function of the file whose asm only declares (`asm volatile(".reg .pred %c1;")`, called
 before the statements that use `%%c1`). The places checked
 are those where PTX takes a register and nothing else: a guard (`@p`), an operand of an
@@ -312,16 +314,19 @@ def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozen
     one opens and a later one uses, or a `.reg` left at the top of an earlier template
     (PTX201's), declares for them. Another function's declarations are its own, unless its
     asm declares and does nothing else (xmp's ``declarePredicate()`` is ``asm volatile(".reg
-    .pred %c1;")``): such a helper exists to declare for the statements after its call."""
+    .pred %c1;")``): such a helper exists to declare for the statements after its call. A
+    macro's definition is expanded beside the file's other macros: a pair of them may open a
+    scope and close it (uDeviceX's ``xfor`` declares ``.reg .pred p, q``, ``xendfor`` reads
+    ``q``), so there every macro definition's declarations count."""
     names: set[str] = set()
-    function, macro = statement.context.function, statement.context.macro
+    function = statement.context.function
     for other in context.file_statements:
         if other is statement or not (other.ptx.directives or other.ptx.labels):
             continue
         # in a function, whatever macro wrote the statement (a scope-opening macro expanded
-        # in it); in a macro's definition, the same macro
+        # in it); in a macro's definition, any macro's definition
         if (other.context.function == function and (
-                function is not None or other.context.macro == macro)) or (
+                function is not None or other.context.macro is not None)) or (
                 function is not None and other.context.function is not None
                 and scope_helper(other)):
             names.update(_ptx_name(name) for name in declared_names(other.ptx))
