@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.template_refs import refs_of
+from ptxlint.analysis.template_refs import percents_rewritten, refs_of
 from ptxlint.model import HOLE, AsmStatement, Finding, Fix, PercentToken, Severity, Span
 from ptxlint.rule import Rule, RuleContext
 
@@ -74,7 +74,7 @@ Both rewrites are safe: they produce the text ptxas was meant to see.
             return
         # nvcc rewrites `%` only in a statement with operands (13.0, measured): basic asm, and
         # extended asm whose operand lists are all empty (`::: "memory"`), reach ptxas verbatim
-        processed = statement.extended and bool(statement.operands)
+        processed = percents_rewritten(statement)
         unexpanded = False  # a `%=` of such a statement reported
         # The template index's escapes alone (most tokens are plain operand references); a
         # source span only for a finding.

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from ptxlint.analysis.split_scopes import scope_helper
 from ptxlint.analysis.statement import analysis_of
+from ptxlint.analysis.template_refs import percents_rewritten
 from ptxlint.model import AsmStatement, Finding, Fix, PtxOperand, Severity
 from ptxlint.ptx.nearest import edit_distance
 from ptxlint.ptx.scopes import (
@@ -176,7 +177,7 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
                            f"{unknown}")
             elif name in SPECIAL_REGISTERS and (word in registers
                                                  or bare_special_element(word.text)):
-                escape = "%%" if _escapes_percent(statement) else "%"
+                escape = "%%" if percents_rewritten(statement) else "%"
                 message = (f"'{word.text.lstrip('!')}' is the special register "
                            f"'{escape}{word.text.lstrip('!')}' written without its '%'{also} "
                            f"{unknown}")
@@ -214,8 +215,7 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
         # nvcc rewrites `%%` to `%` only in a statement with operands (PTX008's): there the
         # compiler's register is spelt `%%r1`, elsewhere `%r1` (`%r1` with operands is an
         # operand reference, `%%r1` without reaches ptxas as written: those rules' findings)
-        processed = (statement.syntax != "llvm" and statement.extended
-                     and bool(statement.operands))
+        processed = percents_rewritten(statement)
         uses: dict[str, list[PtxOperand]] = {}
         for word in writes:
             name = _name(word.text)
@@ -292,11 +292,6 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
 # the type nvcc declares each of its numbered register names with
 _COMPILER_TYPES = {"r": ".b32", "rd": ".b64", "rs": ".b16", "f": ".f32", "fd": ".f64",
                    "p": ".pred", "h": ".b16", "hh": ".b32", "rq": ".b128"}
-
-
-def _escapes_percent(statement: AsmStatement) -> bool:
-    """nvcc rewrites ``%%`` to ``%`` in this statement: one of GNU syntax with operands."""
-    return statement.syntax != "llvm" and statement.extended and bool(statement.operands)
 
 
 def _name(text: str) -> str:

@@ -71,20 +71,21 @@ def _bodies(data: bytes, name: str) -> list[bytes] | None:
 def _parameters_close(data: bytes, open_at: int, brace: int) -> bool:
     """The parenthesis at ``open_at`` closes before ``brace`` (a definition's parameters, not
     a call in an expression that a block follows)."""
-    close = _matching(data, open_at, brace, b"(", b")")
+    close = _matching(data, open_at, brace, 0x28, 0x29)  # ( )
     return close is not None and re.fullmatch(rb"[\s\w:&*<>,\->]*",
                                               data[close + 1:brace]) is not None
 
 
 def _closing(data: bytes, brace: int) -> int | None:
-    return _matching(data, brace, min(len(data), brace + _BODY), b"{", b"}")
+    return _matching(data, brace, min(len(data), brace + _BODY), 0x7B, 0x7D)  # { }
 
 
-def _matching(data: bytes, start: int, stop: int, opener: bytes, closer: bytes) -> int | None:
-    """Where the ``opener`` at ``start`` is closed, before ``stop``; None where it is not."""
+def _matching(data: bytes, start: int, stop: int, opener: int, closer: int) -> int | None:
+    """Where the ``opener`` byte at ``start`` is closed, before ``stop``; None where it is
+    not (bytes compared as integers: no one-byte slice made per step)."""
     depth = 0
     for at in range(start, stop):
-        ch = data[at:at + 1]
+        ch = data[at]
         if ch == opener:
             depth += 1
         elif ch == closer:

@@ -43,8 +43,10 @@ import tree_sitter
 
 from ptxlint.analysis.flow_syntax import compact
 from ptxlint.analysis.function_flow import FunctionFlow
+from ptxlint.frontends.cxx.c_types import CASTS
 from ptxlint.frontends.cxx.lexer import identifiers
-from ptxlint.frontends.syntax_tree import parse_expression
+from ptxlint.frontends.syntax_tree import expression_text as _text
+from ptxlint.frontends.syntax_tree import nodes_of_kinds, parse_expression
 
 __all__ = ["Ring", "comes_round", "ring_index", "turns_at_most"]
 
@@ -53,6 +55,7 @@ Node = tree_sitter.Node
 _CHANGES = frozenset({"write", "readwrite", "initialise"})
 _WRAPPING_ASSIGNMENTS = frozenset({"%=", "&=", "^="})
 _STEPS = frozenset({"+=", "-="})
+_INITIALISING = frozenset({"init_declarator", "assignment_expression"})
 # how many definitions deep a value's variables are followed
 _DEPTH = 4
 
@@ -143,8 +146,7 @@ def _initial_value(flow: FunctionFlow, node: Node) -> int | None:
     initializer = node.child_by_field_name("initializer")
     if initializer is None:
         return None
-    values = [n for n in _walk(initializer) if n.type == "init_declarator" or
-              n.type == "assignment_expression"]
+    values = [n for found in nodes_of_kinds(initializer, _INITIALISING).values() for n in found]
     if len(values) != 1:
         return None
     value = values[0].child_by_field_name("value" if values[0].type == "init_declarator"
@@ -269,7 +271,7 @@ def _is_cast(call: Node) -> bool:
     function = call.child_by_field_name("function")
     name = function.child_by_field_name("name") if function is not None and \
         function.type == "template_function" else None
-    return name is not None and name.text in (b"static_cast", b"reinterpret_cast", b"const_cast")
+    return name is not None and _text(name) in CASTS
 
 
 def _arguments(call: Node) -> list[Node]:
@@ -334,18 +336,3 @@ def _initializer(identifier: Node) -> Node | None:
     if holder is None or holder.type != "init_declarator":
         return None
     return holder.child_by_field_name("value")
-
-
-def _text(node: Node) -> str:
-    """A node's text, of the file's tree or of an expression parsed on its own (each tree
-    keeps the bytes it read)."""
-    return (node.text or b"").decode("utf-8", "surrogatepass")
-
-
-def _walk(node: Node) -> list[Node]:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.children)
-    return found

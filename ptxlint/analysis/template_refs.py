@@ -204,6 +204,14 @@ def refs_of(statement: AsmStatement) -> TemplateRefs:
     return _REFS.of(ptx, lambda: TemplateRefs(ptx))
 
 
+def percents_rewritten(statement: AsmStatement) -> bool:
+    """nvcc replaces the ``%`` sequences of the statement's template (``%%`` becomes ``%``,
+    ``%0`` a register) before ptxas reads it: GCC syntax with operands. Basic asm, and
+    extended asm whose operand lists are all empty (``::: "memory"``), reach ptxas verbatim
+    (nvcc 13.0, measured)."""
+    return statement.syntax != "llvm" and statement.extended and bool(statement.operands)
+
+
 def comment_refs(statement: AsmStatement) -> tuple[PercentToken, ...]:
     """The operand references in the template's PTX comments (``// %L577``, ``// old: %5``,
     ``%[x]``) that nvcc reads. nvcc replaces ``%`` sequences before ptxas sees the text, and a
@@ -214,8 +222,7 @@ def comment_refs(statement: AsmStatement) -> tuple[PercentToken, ...]:
     template's own tokens (``PtxTemplate.percents``) skip comments: an operand named only in a
     comment is not used by an instruction."""
     ptx = statement.ptx
-    if not ptx.comments or not statement.operands or not statement.extended \
-            or statement.syntax == "llvm" or statement.template.has_holes:
+    if not ptx.comments or not percents_rewritten(statement) or statement.template.has_holes:
         return ()
     text = statement.template.text
     spans = [(start, end) for start, end in ptx.comments if "%" in text[start:end]]

@@ -286,9 +286,9 @@ def extract(
             statement=ups if macro_name is None else None,  # the resolver climbs from them
         )
     if share.end is None:
-        if defines_keyword and (stand_for := keyword_macros(source.text)):
-            _read_keyword_macro_bodies(source, parsed, stand_for, macros, file_guards,
-                                       parse_template, lookup, result, host)
+        if defines_keyword and (stand_for := keyword_macros(macros.table)):
+            _read_keyword_macro_bodies(source, parsed, stand_for, macro_tokens, macros,
+                                       file_guards, parse_template, lookup, result, host)
         _expand_macro_uses(
             source, parsed, macros, file_guards, parse_template, lookup, result, host
         )
@@ -297,12 +297,13 @@ def extract(
 
 def _read_keyword_macro_bodies(
     source: SourceFile, parsed: ParsedSource, stand_for: dict[str, tuple[str, ...]],
-    macros: MacroPieces, file_guards: FileGuards, parse_template: TemplateParser,
+    bodies: dict[int, list[Token]], macros: MacroPieces, file_guards: FileGuards,
+    parse_template: TemplateParser,
     lookup: TypeLookup | None, result: ExtractionResult, host: _HostCode,
 ) -> None:
     """Read the statements ``#define`` bodies begin with a keyword macro (``ASM("...")``, where
     ``#define ASM asm __volatile__``), as the walk reads those it begins with the keyword."""
-    for use in uses_in_bodies(parsed, stand_for):
+    for use in uses_in_bodies(parsed, stand_for, bodies):
         pieces = macros.with_forbidden(macro_params(parsed, use.owner))
         raw = StatementReader(source, use.stream, pieces, True).read()
         if raw is None:

@@ -26,15 +26,9 @@ from ptxlint.frontends.cxx.lexer import Token, tokens
 from ptxlint.frontends.cxx.macros import MacroTable
 from ptxlint.frontends.cxx.statement_tokens import KEYWORDS, QUALIFIERS, end_of_directive
 from ptxlint.frontends.syntax_tree import ParsedSource
-from ptxlint.lazy_regex import on_first_use
 
 __all__ = ["BodyUse", "keyword_macro", "keyword_macros", "uses_in_bodies"]
 
-# `#define ASM asm __volatile__`: an object-like macro whose body is a keyword and qualifiers
-_KEYWORD_DEFINE = on_first_use(
-    r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+((?:asm|__asm__|__asm)\b[ \t\w]*?)[ \t]*$",
-    re.M,
-)
 _BODY_OWNERS = frozenset({"preproc_def", "preproc_function_def"})
 
 
@@ -49,26 +43,31 @@ class BodyUse(NamedTuple):
     spelled: tuple[str, ...]
 
 
-def keyword_macros(text: str) -> dict[str, tuple[str, ...]]:
-    """The file's object-like macros that stand for an asm keyword and its qualifiers, each
-    with those words (a name's first definition counts)."""
+def keyword_macros(table: MacroTable) -> dict[str, tuple[str, ...]]:
+    """The file's own object-like macros that stand for an asm keyword and its qualifiers,
+    each with those words (a name's first definition counts)."""
     found: dict[str, tuple[str, ...]] = {}
-    for match in _KEYWORD_DEFINE().finditer(text):
-        words = tuple(match[2].split())
-        if words[0] in KEYWORDS and all(w in QUALIFIERS for w in words[1:]) and \
-                match[1] not in KEYWORDS:
-            found.setdefault(match[1], words)
+    for name, defs in table.own.defines.items():
+        if defs and defs[0].params is None and name not in KEYWORDS:
+            words = tuple(defs[0].spelling.split())
+            if _stands_for_keyword(words):
+                found[name] = words
     return found
 
 
-def uses_in_bodies(parsed: ParsedSource, macros: dict[str, tuple[str, ...]]
-                   ) -> Iterator[BodyUse]:
+def _stands_for_keyword(words: tuple[str, ...]) -> bool:
+    """``words`` are an asm keyword and qualifiers (``asm __volatile__``)."""
+    return bool(words) and words[0] in KEYWORDS and all(w in QUALIFIERS for w in words[1:])
+
+
+def uses_in_bodies(parsed: ParsedSource, macros: dict[str, tuple[str, ...]],
+                   bodies: dict[int, list[Token]]) -> Iterator[BodyUse]:
     """Each use of one of ``macros`` that begins a statement in another ``#define``'s body,
-    in text order."""
+    in text order. ``bodies``: the bodies' tokens by where each starts, as ``extract``'s walk
+    read them (kept: a body is lexed once for all the statements in it)."""
     text = parsed.text
     pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, macros)) + r")\b")
     root = parsed.tree.root_node
-    bodies: dict[int, list[Token]] = {}  # a body's tokens, once for all the uses in it
     for match in pattern.finditer(text):
         start = match.start()
         byte = parsed.to_byte(start)
@@ -108,8 +107,4 @@ def keyword_macro(
     if done is None:
         return None
     words = tuple(tok.text for tok in tokens(done.virtual.text))
-    if not words or words[0] not in KEYWORDS:
-        return None
-    if any(word not in QUALIFIERS for word in words[1:]):
-        return None
-    return words
+    return words if _stands_for_keyword(words) else None
