@@ -61,7 +61,9 @@ just not on the paths that return.
 
 One defect, one finding (`ptxlint.analysis.roots`): an output that only a fallback writes
 (`@!p mov.u32 %3, 0;`) because the vector of the guarded load lacks it
-(`@p ld.global.v4.u32 {%0, %1, %2}, [%4];`) is PTX207's short vector, not a second defect.
+(`@p ld.global.v4.u32 {%0, %1, %2}, [%4];`) is PTX207's short vector, not a second defect;
+so is an output named by an instruction whose operands are out of its form's order (an address
+where the form takes none, or none where it takes one): what that instruction writes is a guess.
 
 Outputs that the same instructions write, each only on some paths, are one defect and one
 finding: `@p ld.global.v4.f32 {%0, %1, %2, %3}, [%4];` names the four outputs once, and its fix
@@ -119,8 +121,9 @@ variable's current value in, which is what the template relies on; nothing else 
             writers = analysis.writes.get(operand.index)
             if not writers or operand.index in analysis.definite:
                 continue
-            if operand.index in analysis_of(statement).vector_lacks:
-                continue  # the element a too-short vector lacks: PTX207's finding
+            roots = analysis_of(statement)
+            if operand.index in roots.vector_lacks or operand.index in roots.misplaced_refs:
+                continue  # an element a too-short vector lacks, a misplaced one: PTX207's
             if _guard_is_exported(statement, analysis.definite, writers):
                 continue
             if statement.syntax == "llvm" and _guard_is_the_callers(statement, writers):

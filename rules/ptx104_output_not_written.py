@@ -42,7 +42,10 @@ Each way an output can go unwritten has one rule (one cause, one finding,
   so it counts as written here;
 - an output a vector with fewer elements than its form takes lacks (an `mma`'s destination
   `{%0, %1, %2}` where `%3` is the fourth accumulator, still read as its C operand) is
-  PTX207's, which names the vector.
+  PTX207's, which names the vector;
+- an output named by an instruction whose operands are out of its form's order (`ld.shared.u32
+  [%1], %0;`, an `ldmatrix` written with the address first) is PTX207's too: which operand the
+  instruction writes is a guess until the order is right;
 - a write-only integer output that nothing writes, where the template computes one predicate
   and never reads it (`mbarrier.try_wait.parity.b64 p, [%1], %2;` with its
   `selp.b32 %0, 1, 0, p;` gone), is PTX208's, which names the missing `selp`.
@@ -106,6 +109,7 @@ asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v));
             # the roots: an undefined read (PTX106), an operand nvcc rejects (PTX002, PTX005)
             if o.index not in facts.undefined_reads and facts.operand_root(o.index) is None
             and o.index not in facts.vector_lacks  # the element a short vector lacks: PTX207
+            and o.index not in facts.misplaced_refs  # out of its form's order: PTX207
             # the output a lost predicate was meant for (its selp missing): PTX208
             and not (facts.lost_result is not None and facts.lost_result[1] is o)
         ]

@@ -51,7 +51,10 @@ own that nothing reads after (`mov.b128 _d, {%0, %1};` after the load, CCCL 3.0.
 atomic load), is one finding for the `mov`, not one per output, and its fix swaps the `mov`'s
 operands: declaring the outputs `+` would compile and still drop the loaded value. A backwards
 copy between two asm operands (`mov.u32 %1, %0;`, input `%1`, output `%0`) is one finding too
-(PTX105 is silent on the input it writes), and a read in an instruction that names a `%N` past
+(PTX105 is silent on the input it writes), a read by an instruction whose operands are out of
+its form's order (an `stmatrix` written in `ldmatrix`'s shape, `stmatrix {%0, %1}, [%2];` with
+the registers as outputs: declaring them `+` would point the wrong way) is PTX207's, which names
+the misplaced operand, and a read in an instruction that names a `%N` past
 the last operand is PTX001's defect (the numbering is off), as is one in a CuTe DSL `inline_ptx`
 instruction with a placeholder the lowering numbers again (PTX510: `mov.b32 {$w1}, {$r0};`
 reads `write_only_types[1]`). A template with an instruction no

@@ -600,6 +600,18 @@ class StatementAnalysis:
         return tuple(c for c in self.statement.clobbers if _constraint_spelled(c.name))
 
     @fact
+    def misplaced_refs(self) -> frozenset[int]:
+        """The %N named by an instruction whose operands are out of its form's order (PTX207:
+        an ``stmatrix`` in ``ldmatrix``'s shape): what it reads and writes is a guess, so their
+        "read before written" (PTX106) or "never written" (PTX104) would echo that defect."""
+        wrong = [(i.start, i.end) for i, v in zip(self.statement.ptx.instructions, self.verdicts,
+                                                   strict=True) if v is not None and v.misplaced]
+        if not wrong:
+            return frozenset()
+        within = refs_of(self.statement).within
+        return frozenset(t.index for span in wrong for t in within(*span) if t.index is not None)
+
+    @fact
     def vector_lacks(self) -> frozenset[int]:
         """The operands a too-short vector lacks (``ld.global.v4.u32 {%0, %1, %2}, [%4];``
         given four outputs and the address): where an instruction's first operand issue, the
@@ -859,7 +871,7 @@ class StatementAnalysis:
 
     @fact
     def _misspelled(self) -> bool:
-        return any(verdict is not None and _no_form_spells(verdict) for verdict in self.verdicts)
+        return any(verdict is not None and verdict.no_form_spells for verdict in self.verdicts)
 
     def misspelled(self, instruction: PtxInstruction) -> bool:
         """No form of any toolkit spells ``instruction`` (PTX204's error: an unknown modifier,
@@ -867,7 +879,7 @@ class StatementAnalysis:
         carry flag is a guess from its words (``flow``; PTX107)."""
         if instruction.opaque or not judged(instruction.opcode, instruction.modifiers):
             return False
-        return _no_form_spells(self.verdict(instruction))
+        return self.verdict(instruction).no_form_spells
 
     @fact
     def reversed_movs(self) -> dict[int, ReversedMov]:
@@ -892,7 +904,8 @@ class StatementAnalysis:
         write of the template precedes on every path: it reads an undefined value (PTX106's
         finding, and the root of PTX104's "never written" for the same output). Not for an
         output tied to an input (its value comes in) or that is itself the defect
-        (:meth:`operand_root`), nor where the template cannot be followed. In output order."""
+        (:meth:`operand_root`) or is named by a misplaced operand (:attr:`misplaced_refs`),
+        nor where the template cannot be followed. In output order."""
         statement = self.statement
         found: dict[int, Access] = {}
         if (
@@ -905,7 +918,8 @@ class StatementAnalysis:
         for operand in statement.outputs:
             modifiers = operand.constraint.modifiers
             # the letters last: a wgmma's 128 accumulators are "+f"
-            if "+" in modifiers or "=" not in modifiers or not register_operand(operand):
+            if ("+" in modifiers or "=" not in modifiers or not register_operand(operand)
+                    or operand.index in self.misplaced_refs):
                 continue
             for read in reads_of(statement, operand.index):
                 flow = self.flow
@@ -925,15 +939,6 @@ class StatementAnalysis:
                         found[operand.index] = read
                     break
         return found
-
-
-def _no_form_spells(verdict: Verdict) -> bool:
-    """The verdict's spelling is an error for every toolkit: not a form ptxas takes though the
-    ISA does not document it (a warning), nor one only a newer ptxas takes."""
-    return verdict.status == "error" and any(
-        issue.kind in ("modifier", "combination") and issue.severity == "error"
-        and issue.toolkit is None
-        for issue in verdict.issues)
 
 
 # The register each LLVM constraint letter makes, in bits (Triton, CuTe DSL, llvmlite).

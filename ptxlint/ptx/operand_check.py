@@ -173,7 +173,7 @@ def _check_one(
         if kind != "address":
             return [Issue("operand", f"'{operand.text}' should be an address '[...]' ("
                                      f"{_where(instruction, position)})",
-                          operand.start, operand.end)]
+                          operand.start, operand.end, misplaced=True)]
         if instruction.opcode in _HANDLES and operand.parts:
             handle = _surface_handle_issue(instruction, operand.parts[0], position, resolve)
             if handle is not None:
@@ -220,7 +220,7 @@ def _check_one(
     if kind == "address":
         return [Issue("operand", f"'{operand.text}' is an address, but "
                                  f"{_where(instruction, position)} is not",
-                      operand.start, operand.end)]
+                      operand.start, operand.end, misplaced=True)]
     if spec.kind == "vec":
         if kind == "other" and operand.text == "_" and spec.sink:
             return []  # the whole vector dropped (``{d:T*V}_``: atom's result)

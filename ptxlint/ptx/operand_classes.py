@@ -136,6 +136,10 @@ class Issue(NamedTuple):
     # judged again with them as bits (an integer literal beside an "f" register, which ptxas
     # 13.0 takes in 'mov.b64 %rd1, {%f1, 16}' where nvcc declared %f1 .b32)
     typed_floats: bool = False
+    # an address where the form takes none, or none where it takes one: the operands are out
+    # of the form's order (an ``stmatrix`` written in ``ldmatrix``'s shape, ``ld [%1], %0``),
+    # so which of them the instruction reads and which it writes is a guess
+    misplaced: bool = False
 
 
 class Verdict(NamedTuple):
@@ -151,6 +155,20 @@ class Verdict(NamedTuple):
     @property
     def speaks(self) -> bool:
         return self.status != "abstain"
+
+    @property
+    def no_form_spells(self) -> bool:
+        """The spelling is an error for every toolkit: not a form ptxas takes though the ISA
+        does not document it (a warning), nor one only a newer ptxas takes."""
+        return self.status == "error" and any(
+            issue.kind in ("modifier", "combination") and issue.severity == "error"
+            and issue.toolkit is None
+            for issue in self.issues)
+
+    @property
+    def misplaced(self) -> bool:
+        """The operands are out of the form's order (:attr:`Issue.misplaced`)."""
+        return self.status == "error" and any(issue.misplaced for issue in self.issues)
 
 
 ABSTAIN = Verdict("abstain")
