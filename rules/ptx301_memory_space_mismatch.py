@@ -39,6 +39,13 @@ def _may_truncate(operand: Operand) -> bool:
     return ctype is None or ctype.kind in ("integer", "pointer")
 
 
+def _converts_a_name(operand: Operand) -> bool:
+    """The operand converts `&x`, `&x[i]`, `&x.m` or a plain name: what may be an automatic
+    local's address (the helper's argument is the text inside its parentheses)."""
+    inner = operand.expression[operand.expression.find("(") + 1:].strip()
+    return inner[:1] == "&" or inner[:1].isalpha() or inner[:1] == "_"
+
+
 def _narrow_register(operand: Operand, where: PtxOperand) -> bool:
     """The operand itself (not a register copy) bound under a 32- or 16-bit letter, whose C++
     value is an integer or of unknown type: no 64-bit generic address fits in it. A pointer in
@@ -76,6 +83,16 @@ state space expects:
   address fits in 32 bits, so it is a shared-window offset (a warning; `ld`, `st`, `mbarrier`
   and the other instructions ptxas refuses a 32-bit address for are PTX206's).
 
+* the shared-window conversion of an automatic local variable's address
+  (`__cvta_generic_to_shared(&bar)` where `uint64_t bar;` is declared in the function without
+  `__shared__`, directly or through a local or a helper) used by a shared access: an error. The
+  variable lives in the thread's own memory, and the PTX ISA leaves the result of converting a
+  generic address outside the shared window undefined ("the resulting address is undefined in
+  cases where the generic address does not fall within the address window of the specified
+  state space"): an mbarrier kept on the stack this way is no barrier the CTA shares. Only a
+  declaration that plainly spells automatic storage counts (a type, `const`, `volatile`,
+  `alignas`; `analysis/local_storage.py`): `static`, `extern`, `__shared__`, an attribute, a
+  macro on its line (which may expand to `__shared__`) or a parse error there keep it silent;
 * a generic pointer truncated to 32 bits (`(uint32_t)(uintptr_t)p`, directly or through a
   helper or a local) used by a shared access: a warning, like a generic pointer;
 * a generic pointer cast to a 64-bit integer (`(uint64_t)&smem[i]`,
@@ -238,13 +255,19 @@ address of the file's own `__shared__` memory, and the message names both conver
                 if where.kind == "ref":
                     shared_refs.setdefault(index, []).append(where)
                 if is_shared_offset(operand):
+                    # (the conversion of a local's address is none: value flow reads the
+                    # helper's argument only where it may be one, `&x` or an array's name)
+                    if _converts_a_name(operand) and value(operand, False) is Value.LOCAL:
+                        problems.append((use, operand, where, "local"))
                     continue
                 if is_generic_pointer(operand) or _may_truncate(operand):
                     # Already a shared-window value (a helper's cvta.to.shared result typed as
                     # a pointer, a parameter every caller converts): never flag it, never
                     # convert it twice.
                     held = value(operand, True)
-                    if held is Value.TRUNCATED:
+                    if held is Value.LOCAL:
+                        problems.append((use, operand, where, "local"))
+                    elif held is Value.TRUNCATED:
                         problems.append((use, operand, where, "truncated"))
                     elif held not in (Value.SHARED, Value.MAYBE_SHARED) and is_generic_pointer(
                         operand
@@ -328,6 +351,15 @@ address of the file's own `__shared__` memory, and the message names both conver
                 )
                 fix = None
                 severity = Severity.WARNING
+            elif kind == "local":
+                message = (
+                    f"{named} is the shared-window conversion of a local variable's address "
+                    f"('{expression}'), and '{mnemonic}' expects a .{use.space} address: a "
+                    "local variable lives in the thread's own memory, outside the shared "
+                    "window, so the conversion is undefined; declare the variable __shared__"
+                )
+                fix = None
+                severity = Severity.ERROR
             elif kind == "truncated":
                 message = (
                     f"{named} is a generic address truncated to 32 bits ('{expression}'), not a "

@@ -78,6 +78,7 @@ from ptxlint import file_memos
 from ptxlint.analysis.address_masks import CASTS as _CASTS
 from ptxlint.analysis.address_masks import INT64 as _INT64
 from ptxlint.analysis.address_masks import clears_only_low_bits
+from ptxlint.analysis.local_storage import automatic_declaration
 from ptxlint.analysis.member_values import Members
 from ptxlint.analysis.method_calls import MethodCalls
 from ptxlint.analysis.name_roles import NameRoles
@@ -118,6 +119,9 @@ class Value(str, Enum):
     # A pointer parameter no call site in the file explains, in a file that itself turns
     # pointers into shared-window pointers (nccl's shmemCvtPtr): it may well hold one.
     MAYBE_SHARED = "maybe-shared"
+    # A shared-window conversion of an automatic local's address (``local_storage``): no
+    # address of shared memory at all.
+    LOCAL = "local"
 
 
 _MARKERS = {"array": Value.GENERIC, "shared": Value.SHARED, "generic": Value.GENERIC}
@@ -524,7 +528,8 @@ class _FileFacts:
             if name is None:
                 return None
         elif name in SHARED_ADDRESS_HELPERS:
-            return Value.SHARED
+            local = len(args) == 1 and self.local_address(args[0], fn) is not None
+            return Value.LOCAL if local else Value.SHARED
         if name in _CASTS and targs is not None and len(args) == 1:
             return _cast(
                 _text(self.parsed, targs)[1:-1].strip(), self.value(args[0], fn, depth, params)
@@ -542,6 +547,47 @@ class _FileFacts:
             return None
         found = {self._returns(f, depth + 1, params) for f in callees}
         return found.pop() if len(found) == 1 else None
+
+    def local_address(self, node: tree_sitter.Node, fn: _Function) -> tree_sitter.Node | None:
+        """The declaration of the automatic local (``local_storage``) whose address, or an
+        element's or member's of it, ``node`` is (``&bar``, ``&bars[i]``, ``&s.bar``, an
+        array's name); None for anything else or where ``fn`` declares the name more than
+        once or as a parameter."""
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        array = node.type == "identifier"
+        if node.type == "pointer_expression" and _text(self.parsed, node)[:1] == "&":
+            argument = node.child_by_field_name("argument")
+            while argument is not None and argument.type in ("subscript_expression",
+                                                             "field_expression"):
+                if _text(self.parsed, argument).find("->") >= 0:
+                    return None  # a member through a pointer: wherever the pointer points
+                argument = argument.named_children[0] if argument.named_children else None
+            node = argument if argument is not None else node
+        if node.type != "identifier":
+            return None
+        name = _text(self.parsed, node)
+        if name in fn.param_index:
+            return None
+        found: list[tree_sitter.Node | None] = []
+        for offset in self._occurrences(fn, name):
+            at = fn.node.descendant_for_byte_range(offset, offset + len(name.encode()))
+            if at is None or at.type != "identifier" or at.parent is None \
+                    or at.parent.type not in _DECLARING or not self._owned(at, fn):
+                continue
+            declaration: tree_sitter.Node | None = at.parent
+            while declaration is not None and declaration.type != "declaration" \
+                    and declaration.type in _DECLARING:
+                if declaration.type in ("reference_declarator", "pointer_declarator"):
+                    return None  # bound to, or pointing at, what its initializer names
+                declaration = declaration.parent
+            found.append(declaration)
+        only = found[0] if len(found) == 1 else None
+        if only is None or not automatic_declaration(self.parsed, only):
+            return None
+        if array and not any(c.type == "array_declarator" for c in only.children):
+            return None  # a scalar's name is its value, not its address
+        return only
 
     def _returns(self, fn: _Function, depth: int, params: bool) -> Value | None:
         returns = self._returns_of(fn)

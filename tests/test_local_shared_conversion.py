@@ -1,0 +1,76 @@
+"""PTX301 on the shared-window conversion of an automatic local's address: the variable lives in
+the thread's own memory, so `cvta.to.shared` of its address is undefined (PTX ISA, cvta). Only
+declarations that plainly spell automatic storage count (``analysis/local_storage.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import lint_text
+
+_INIT = 'asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"({value}) : "memory");'
+
+
+def _kernel(declaration: str, value: str, before: str = "") -> str:
+    return (
+        "#include <cstdint>\n" + before +
+        "__global__ void k(int* out) {\n"
+        f"  {declaration}\n"
+        f"  {_INIT.format(value=value)}\n"
+        "  out[0] = 1;\n}\n"
+    )
+
+
+def _found(text: str) -> list[str]:
+    return [f.message for f in lint_text(text, select=("PTX301",))]
+
+
+@pytest.mark.parametrize(("declaration", "value"), [
+    ("uint64_t bar;", "static_cast<uint32_t>(__cvta_generic_to_shared(&bar))"),
+    ("uint64_t bars[2];", "static_cast<uint32_t>(__cvta_generic_to_shared(&bars[1]))"),
+    ("uint64_t bars[2];", "static_cast<uint32_t>(__cvta_generic_to_shared(bars))"),
+    ("Slots s;", "static_cast<uint32_t>(__cvta_generic_to_shared(&s.b))"),
+    ("alignas(8) uint64_t bar; uint32_t a = static_cast<uint32_t>("
+     "__cvta_generic_to_shared(&bar));", "a"),
+])
+def test_a_local_variables_conversion_is_no_shared_address(declaration: str, value: str) -> None:
+    found = _found(_kernel(declaration, value, "struct Slots { uint64_t b; };\n"))
+    assert len(found) == 1 and "local variable" in found[0], found
+    assert "declare the variable __shared__" in found[0]
+
+
+@pytest.mark.parametrize(("declaration", "value", "before"), [
+    # shared memory, however it is declared
+    ("__shared__ uint64_t bar;", "static_cast<uint32_t>(__cvta_generic_to_shared(&bar))", ""),
+    ("static __shared__ uint64_t bar[2];", "static_cast<uint32_t>(__cvta_generic_to_shared(bar))",
+     ""),
+    # a macro may expand to __shared__: not known to be automatic
+    ("SMEM uint64_t bar;", "static_cast<uint32_t>(__cvta_generic_to_shared(&bar))",
+     "#define SMEM __shared__\n"),
+    # a scalar's name is its value (an address held in an integer), not its address
+    ("uint64_t p = reinterpret_cast<uint64_t>(out);",
+     "static_cast<uint32_t>(__cvta_generic_to_shared(reinterpret_cast<void*>(p)))", ""),
+    # a local pointer's value points wherever it was set to point
+    ("uint64_t* p = nullptr;", "static_cast<uint32_t>(__cvta_generic_to_shared(p))", ""),
+    # a reference is bound to what its initializer names
+    ("extern __shared__ uint64_t smem[]; uint64_t& r = smem[0];",
+     "static_cast<uint32_t>(__cvta_generic_to_shared(&r))", ""),
+])
+def test_shared_or_unknown_storage_is_silent(declaration: str, value: str, before: str) -> None:
+    assert _found(_kernel(declaration, value, before)) == []
+
+
+def test_a_parameter_is_no_local() -> None:
+    text = (
+        "#include <cstdint>\n__device__ void init(uint64_t* bar) {\n  "
+        + _INIT.format(value="static_cast<uint32_t>(__cvta_generic_to_shared(bar))") + "\n}\n"
+    )
+    assert _found(text) == []
+
+
+def test_a_local_shadowed_in_another_scope_is_unknown() -> None:
+    text = _kernel(
+        "__shared__ uint64_t bar; { uint64_t bar; (void)bar; }",
+        "static_cast<uint32_t>(__cvta_generic_to_shared(&bar))",
+    )
+    assert _found(text) == []
