@@ -12,7 +12,17 @@ from ptxlint.analysis.group_counts import left_pending
 from ptxlint.analysis.rings import Ring, comes_round, ring_index
 from ptxlint.analysis.stage_links import computed_from
 from ptxlint.model import AsmStatement, Finding, Severity, Span
-from ptxlint.ptx.protocols import COMMIT, COPY, MBAR_WAIT, SHARED_READ, TRACKED, WAIT
+from ptxlint.ptx.protocols import (
+    BULK_LOAD,
+    BULK_STORE,
+    BULK_WAIT,
+    COMMIT,
+    COPY,
+    MBAR_WAIT,
+    SHARED_READ,
+    TRACKED,
+    WAIT,
+)
 from ptxlint.rule import Rule, RuleContext
 
 from ._protocol import ALIAS_CALLS, UNREADABLE_STEPS, byte_span, line_of, step_span, where
@@ -85,6 +95,53 @@ def unwaited_reads(
                for loop in flow.loops_at(at)):
             continue
         yield at, read, covers[0] if covers else early[0] if early else None
+
+
+_MBAR_WAITS = frozenset({MBAR_WAIT})
+
+
+def unwaited_bulk_read(
+    flow: FunctionFlow, copy: Step
+) -> tuple[int, Step | None, Step | None] | None:
+    """The first read of the shared memory a bulk copy with mbarrier completion
+    (``.mbarrier::complete_tx::bytes``) fills, where no mbarrier wait separates it from the
+    copy: (byte, the read's step or None for a C++ read, a ``cp.async.bulk.wait_group`` or
+    ``cp.async.wait_group`` between them, which waits for groups the copy is in none of).
+    Nothing where an mbarrier wait sits in a loop around the copy or the read (a pipeline),
+    where a call between them may wait, or where the copy is in an ``if`` arm or a loop of
+    a helper."""
+    if not flow.once(copy):
+        return None
+
+    def may_cover(step: Step) -> bool:
+        return step.kind == MBAR_WAIT and not flow.exclusive(copy.start, step.start)
+
+    def waits_in(loops: list[tuple[int, int]]) -> bool:
+        return any(may_cover(s) and start <= s.start < end
+                   for start, end in loops for s in flow.steps)
+
+    if waits_in(flow.loops_at(copy.start)):
+        return None
+    after = (copy.start, copy.order)
+    reads = flow.reads_of(copy, copy.event.memory)
+    # a bulk store of the same place reads it too (through the async proxy: a TMA store of
+    # the tile the load fills)
+    place = flow.place(copy, copy.event.memory)
+    reads.extend((s.start, s) for s in flow.steps
+                 if s.kind == BULK_STORE and after < (s.start, s.order) and place is not None
+                 and not flow.exclusive(copy.start, s.start)
+                 and flow.place(s, s.event.memory) == place)
+    if not reads:
+        return None
+    at, read = min(reads, key=lambda r: (r[0], r[1].order if r[1] is not None else -1))
+    last = (read.start, read.order) if read is not None else (at, -1)
+    if any(after < (s.start, s.order) < last and may_cover(s) for s in flow.steps) or \
+            flow.opaque_between(copy.start, at, _MBAR_WAITS) or waits_in(flow.loops_at(at)):
+        return None
+    wrong = next((s for s in flow.steps if s.kind in (BULK_WAIT, WAIT)
+                  and after < (s.start, s.order) < last
+                  and not flow.exclusive(copy.start, s.start)), None)
+    return at, read, wrong
 
 
 def ring_reads(flow: FunctionFlow, copy: Step) -> tuple[int, Step | None, Ring] | None:
@@ -213,7 +270,20 @@ or a constant passed to a helper's parameter or template argument: `cp_async_wai
 `__pipeline_wait_prior(1)`), and every commit between the copy and the wait counted: none in a
 loop the copy is not in, nor in an `if` arm or loop of a helper, nor a call that may commit;
 and no other copy to the same place, one the wait completes, may be what the read reads (two
-stages of one buffer, `&s[0][i]` and `&s[1][i]`, are two places). This rule is in preview.
+stages of one buffer, `&s[0][i]` and `&s[1][i]`, are two places).
+
+A bulk copy into shared memory that completes on an mbarrier
+(`cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes`, the tensor form alike) is in
+no async-group: only an mbarrier wait (`mbarrier.try_wait`/`test_wait`) completes it. The rule
+flags the first read of its buffer (a C++ read, an `ld.shared`, or a bulk store that copies the
+buffer out) with no mbarrier wait between, and names a `cp.async.bulk.wait_group` or
+`cp.async.wait_group` found there, which returns without waiting for the copy (uccl's ukernel
+shipped that: the store read the tile while the load was in flight, and crashed). Silent where
+an mbarrier wait sits in a loop around the copy or the read, where a call ptxlint cannot read
+lies between them, or the copy is in an `if` arm or a loop of a helper. A helper defined twice,
+its real body under an `#if` and an empty stub in the other branch (`#if __CUDA_ARCH__ >= 900`
+... `#else` `{}`), is read as its real body: the build that compiles the stub takes no step of
+it. This rule is in preview.
 
 And it flags a read whose only waits come before the copy's `cp.async.commit_group` (`copy;
 wait_group 0; commit_group; read`): such a wait finds the copy in no group and does not wait
@@ -286,6 +356,24 @@ float x = tile[threadIdx.x];
                 statement, span,
                 f"{how} at line {line_of(flow, start)} reads the shared memory that the "
                 f"cp.async at {where(flow, step)} fills, {between}")
+
+        for flow, step in steps_of_kind(context, statement, BULK_LOAD):
+            found = unwaited_bulk_read(flow, step)
+            if found is None:
+                continue
+            start, read, wrong = found
+            span, how = _read_at(flow, step, start, read)
+            if wrong is not None:
+                between = (f"and the `{wrong.instruction.mnemonic}` at {where(flow, wrong)} "
+                           "waits only for async-groups: the copy completes on its mbarrier "
+                           "(.mbarrier::complete_tx::bytes) and is in no group; wait on the "
+                           "mbarrier (mbarrier.try_wait) instead")
+            else:
+                between = "with no mbarrier wait in between"
+            yield self.finding(
+                statement, span,
+                f"{how} at line {line_of(flow, start)} reads the shared memory that the "
+                f"`{step.instruction.mnemonic}` at {where(flow, step)} fills, {between}")
 
     def _ring_finding(self, statement: AsmStatement, flow: FunctionFlow,
                       step: Step) -> Iterator[Finding]:

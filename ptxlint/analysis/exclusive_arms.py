@@ -86,6 +86,24 @@ def disjoint_arms(flow: Flow, a: int, b: int) -> bool:
     return False
 
 
+def left_by_return(flow: Flow, a: int, b: int) -> bool:
+    """One of ``a`` and ``b`` lies in an ``if`` arm whose last statement leaves the function
+    (``return``, ``throw``), and the other after that ``if``, with no loop around both: no run
+    reaches both (uccl's small-copy path, `if (small) { ...; store; return; }`, then the
+    chunked loop's loads)."""
+    for node, _, then, _ in flow.ifs:
+        inside, after = (a, b) if then[0] <= a < then[1] else (b, a)
+        if not then[0] <= inside < then[1] or after < node.end_byte:
+            continue
+        arm = node.child_by_field_name("consequence")
+        last = arm.named_children[-1] if arm is not None and arm.named_children else arm
+        if last is None or last.type not in ("return_statement", "throw_statement"):
+            continue
+        if not any(start <= min(a, b) and max(a, b) < end for start, end in flow.loops):
+            return True
+    return False
+
+
 def _equality(flow: Flow, condition: Node | None) -> tuple[str, int] | None:
     """The variable and constant of a condition ``(v == c)`` or ``(c == v)``."""
     if condition is None or condition.type != "condition_clause":

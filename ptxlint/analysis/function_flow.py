@@ -34,7 +34,7 @@ from ptxlint import file_memos
 from ptxlint.analysis.buffer_regions import memory_region, region_reads
 from ptxlint.analysis.call_classes import CallClasses
 from ptxlint.analysis.call_lookup import definitions
-from ptxlint.analysis.exclusive_arms import disjoint_arms
+from ptxlint.analysis.exclusive_arms import disjoint_arms, left_by_return
 from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
 from ptxlint.analysis.flow_opaque import (
@@ -61,6 +61,7 @@ from ptxlint.analysis.function_index import FunctionIndex
 from ptxlint.analysis.function_shapes import FunctionShape, ShapeIndex, names_matcher, shapes_of
 from ptxlint.analysis.included_helpers import included_headers
 from ptxlint.analysis.library_helpers import library_header
+from ptxlint.analysis.stub_definitions import stepped_definition
 from ptxlint.analysis.toolkit_calls import toolkit_read
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovered_kernel
@@ -253,7 +254,7 @@ class FunctionFlow:
             if (then[0] <= a < then[1] and other[0] <= b < other[1]) or (
                     then[0] <= b < then[1] and other[0] <= a < other[1]):
                 return True
-        return disjoint_arms(self, a, b)
+        return disjoint_arms(self, a, b) or left_by_return(self, a, b)
 
     def arms_at(self, byte: int) -> set[tuple[int, bool]]:
         """The ``if`` arms around ``byte``: (the ``if``'s byte, in its ``else`` arm)."""
@@ -829,20 +830,18 @@ class FileFlows:
         key = (name, depth, form, caller.member, count, klass)
         if key in self._helpers:  # the same definitions, wherever the call is
             return self._helpers[key]
-        shapes: set[tuple[str, ...]] = set()
-        inner: list[Opaque] = []
-        steps: list[Step] = []
+        every: list[tuple[list[Step], Opaque]] = []
         for helper in candidates:
             composed = (helper.owner or self)._compose(helper, depth)
             if composed is None:
                 return None  # a recursion: not followed
-            if not inner:
-                steps = composed[0]
-            shapes.add(tuple(s.kind for s in composed[0]))
-            inner.append(composed[1])
-        result = None
-        if len(shapes) == 1:
-            result = (candidates[0], steps, inner[0] if len(inner) == 1 else Opaque([], inner))
+            every.append(composed)
+        result: tuple[FunctionFlow, list[Step], Opaque] | None = None
+        if len({tuple(s.kind for s in steps) for steps, _ in every}) == 1:
+            inner = [o for _, o in every]
+            result = candidates[0], every[0][0], inner[0] if len(inner) == 1 else Opaque([], inner)
+        elif (keep := stepped_definition([c.node for c in candidates], every)) is not None:
+            result = (candidates[keep], *every[keep])  # the real body beside #if stubs
         if caller not in self._index.named(name):
             self._helpers[key] = result
         return result
