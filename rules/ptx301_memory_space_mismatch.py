@@ -93,6 +93,12 @@ state space expects:
   declaration that plainly spells automatic storage counts (a type, `const`, `volatile`,
   `alignas`; `analysis/local_storage.py`): `static`, `extern`, `__shared__`, an attribute, a
   macro on its line (which may expand to `__shared__`) or a parse error there keep it silent;
+* what `mapa.shared::cluster` wrote (another CTA's shared memory, as an address of the
+  cluster's shared window), directly through a local or a helper's return value, used by a
+  `.shared` or `.shared::cta` access: an error. Those read the executing CTA's own window, which
+  holds no address of another CTA; the remote form is `.shared::cluster`
+  (`mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]`). TVM's remote barrier view
+  shipped `mbarrier.arrive.shared.b64` on a `mapa` result;
 * a generic pointer truncated to 32 bits (`(uint32_t)(uintptr_t)p`, directly or through a
   helper or a local) used by a shared access: a warning, like a generic pointer;
 * a generic pointer cast to a 64-bit integer (`(uint64_t)&smem[i]`,
@@ -267,6 +273,9 @@ address of the file's own `__shared__` memory, and the message names both conver
                     held = value(operand, True)
                     if held is Value.LOCAL:
                         problems.append((use, operand, where, "local"))
+                    elif held is Value.CLUSTER:
+                        if use.space != "shared::cluster":
+                            problems.append((use, operand, where, "cluster"))
                     elif held is Value.TRUNCATED:
                         problems.append((use, operand, where, "truncated"))
                     elif held not in (Value.SHARED, Value.MAYBE_SHARED) and is_generic_pointer(
@@ -357,6 +366,15 @@ address of the file's own `__shared__` memory, and the message names both conver
                     f"('{expression}'), and '{mnemonic}' expects a .{use.space} address: a "
                     "local variable lives in the thread's own memory, outside the shared "
                     "window, so the conversion is undefined; declare the variable __shared__"
+                )
+                fix = None
+                severity = Severity.ERROR
+            elif kind == "cluster":
+                message = (
+                    f"{named} holds a .shared::cluster address ('{expression}', what "
+                    f"mapa.shared::cluster wrote), but '{mnemonic}' reads the executing CTA's "
+                    f".{use.space} window, which holds no address of another CTA's shared "
+                    "memory; use the instruction's .shared::cluster form"
                 )
                 fix = None
                 severity = Severity.ERROR

@@ -1,5 +1,7 @@
-"""PTX301 on the shared-window conversion of an automatic local's address: the variable lives in
-the thread's own memory, so `cvta.to.shared` of its address is undefined (PTX ISA, cvta). Only
+"""PTX301 on addresses that are in no window of the executing CTA's shared memory: the
+shared-window conversion of an automatic local's address (the variable lives in the thread's own
+memory, and `cvta.to.shared` of its address is undefined: PTX ISA, cvta), and what
+`mapa.shared::cluster` wrote (another CTA's memory) read by a `.shared::cta` access. Only
 declarations that plainly spell automatic storage count (``analysis/local_storage.py``)."""
 
 from __future__ import annotations
@@ -74,3 +76,38 @@ def test_a_local_shadowed_in_another_scope_is_unknown() -> None:
         "static_cast<uint32_t>(__cvta_generic_to_shared(&bar))",
     )
     assert _found(text) == []
+
+
+_MAPA = (
+    "#include <cstdint>\n"
+    "__device__ uint32_t remote_of(uint32_t local, uint32_t rank) {\n"
+    "  uint32_t r;\n"
+    '  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(rank));\n'
+    "  return r;\n}\n"
+    "__global__ void k(int* out) {\n"
+    "  __shared__ uint64_t bar;\n"
+    "  uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));\n"
+    "  uint32_t remote = remote_of(local, 1);\n"
+    "  {arrive}\n  out[0] = 1;\n}\n"
+)
+
+
+@pytest.mark.parametrize("arrive", [
+    'asm volatile("mbarrier.arrive.shared.b64 _, [%0];" :: "r"(remote) : "memory");',
+    'asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(remote) : "memory");',
+    'asm volatile("ld.shared::cta.u32 %0, [%1];" : "=r"(*out) : "r"(remote) : "memory");',
+])
+def test_mapa_results_in_the_ctas_own_window(arrive: str) -> None:
+    found = _found(_MAPA.replace("{arrive}", arrive))
+    assert len(found) == 1 and ".shared::cluster address" in found[0], found
+
+
+@pytest.mark.parametrize("arrive", [
+    'asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"'
+    ' :: "r"(remote) : "memory");',
+    'asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(*out) : "r"(remote) : "memory");',
+    # the CTA's own address, before mapa
+    'asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(local) : "memory");',
+])
+def test_mapa_results_in_the_cluster_window_are_silent(arrive: str) -> None:
+    assert _found(_MAPA.replace("{arrive}", arrive)) == []

@@ -49,13 +49,16 @@ def test_wrap_needs_literals_at_both_ends() -> None:
     assert wrap_in_braces(st) is None
 
 
-def test_copy_spaces_are_destination_then_source_then_mbarrier() -> None:
+def test_copy_spaces_are_destination_then_source_then_the_destinations_mbarrier() -> None:
     st = _statement(
         'asm("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'
         ' [%0], [%1], 16, [%2];" :: "r"(x), "l"(p), "r"(x));'
     )
     (instruction,) = st.ptx.instructions
-    assert [u.space for u in address_uses(instruction)] == ["shared::cluster", "global", "shared"]
+    # the mbarrier is in the destination's window: the CTA the data lands in, which a copy
+    # into the cluster's window may name by a mapa result
+    assert [u.space for u in address_uses(instruction)] == [
+        "shared::cluster", "global", "shared::cluster"]
 
 
 def test_tensor_copy_leaves_the_tensor_map_side_unknown() -> None:
@@ -64,7 +67,7 @@ def test_tensor_copy_leaves_the_tensor_map_side_unknown() -> None:
         ' [%0], [%1, {%2}], [%3];" :: "r"(x), "l"(p), "r"(x), "r"(x));'
     )
     (instruction,) = st.ptx.instructions
-    assert [u.space for u in address_uses(instruction)] == ["shared::cluster", "shared"]
+    assert [u.space for u in address_uses(instruction)] == ["shared::cluster", "shared::cluster"]
 
 
 def test_no_state_space_is_generic_only_for_memory_instructions() -> None:
@@ -85,3 +88,12 @@ def test_shared_offset_through_casts_and_offsets() -> None:
         'asm("ld.global.u32 %0, [%1];" : "=r"(x) : "r"(g(__cvta_generic_to_shared(p))));'
     )
     assert not is_shared_offset(st.operands[1])
+
+
+def test_a_copy_into_the_ctas_own_window_has_its_mbarrier_there() -> None:
+    st = _statement(
+        'asm("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes'
+        ' [%0], [%1], 16, [%2];" :: "r"(x), "l"(p), "r"(x));'
+    )
+    (instruction,) = st.ptx.instructions
+    assert [u.space for u in address_uses(instruction)] == ["shared::cta", "global", "shared::cta"]

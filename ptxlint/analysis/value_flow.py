@@ -122,16 +122,20 @@ class Value(str, Enum):
     # A shared-window conversion of an automatic local's address (``local_storage``): no
     # address of shared memory at all.
     LOCAL = "local"
+    # What ``mapa.shared::cluster`` writes: an address in the cluster's shared window, of the
+    # CTA it names (most often another one), not in the executing CTA's ``.shared::cta`` window.
+    CLUSTER = "cluster"
 
 
-_MARKERS = {"array": Value.GENERIC, "shared": Value.SHARED, "generic": Value.GENERIC}
+_MARKERS = {"array": Value.GENERIC, "shared": Value.SHARED, "generic": Value.GENERIC,
+            "cluster": Value.CLUSTER}
 _NOT_MEMBER = object()  # ``_member``'s "the name is no data member of the function's class"
 
 # All that value flow reads of an asm template (``_asm_result``, ``makes_shared_pointers``)
 # spells one of these: an edit of a template without them, before and after, changes no value
 # (the language server's re-lint keeps the other statements' "values"-scoped verdicts, see
 # ``Rule.scope``). A new read of template text must add its words here.
-TEMPLATE_WORDS: tuple[str, ...] = ("cvta",)
+TEMPLATE_WORDS: tuple[str, ...] = ("cvta", "mapa")
 
 
 _MAX_DEPTH = 3  # statement -> parameter -> call-site argument -> helper's return value
@@ -366,6 +370,8 @@ class _FileFacts:
             return "shared"
         if re.search(r"\bcvta\.shared", text):
             return "generic"
+        if "mapa.shared::cluster" in text:
+            return "cluster"
         return _UNKNOWN
 
     def _returns_of(self, fn: _Function) -> list[tree_sitter.Node]:

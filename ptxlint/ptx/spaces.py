@@ -9,7 +9,8 @@ Facts from the PTX ISA (9.x), chapter 9:
   ``.shared::cluster`` or generic.
 * Copies name the destination space first, then the source (``cp.async.ca.shared.global
   [dst], [src], 16``; ``cp.async.bulk.global.shared::cta [dst], [src], size``); a trailing
-  ``[mbar]`` (``.mbarrier::complete_tx::bytes``) is a shared-memory mbarrier. In
+  ``[mbar]`` (``.mbarrier::complete_tx::bytes``) is an mbarrier in the destination's shared
+  window (``.shared::cluster`` or ``.shared::cta``). In
   ``cp.async.bulk.tensor`` the global side is ``[tensorMap, coords]``: the tensor map is
   addressed generically (or in ``.param``/``.const``), so that side is left unknown here.
 * An instruction with one state space and several addresses (``st.async.shared::cluster
@@ -84,7 +85,9 @@ def address_uses(instruction: PtxInstruction) -> list[AddressUse]:
             if tensor and space not in SHARED_SPACES:
                 continue  # [tensorMap, coords]: the map itself is a generic/param address
         elif any(m.startswith("mbarrier") for m in instruction.modifiers):
-            space = "shared"
+            # in the destination's window: `.shared::cluster` for a copy into the cluster's
+            # (the barrier of the CTA the data lands in, another one with .cta_group::2)
+            space = spaces[0] if spaces[0] in SHARED_SPACES else "shared"
         else:
             continue
         uses.append(AddressUse(instruction, address, space))
