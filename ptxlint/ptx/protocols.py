@@ -58,6 +58,7 @@ __all__ = [
     "MBAR_ARRIVE",
     "MBAR_INIT",
     "MBAR_WAIT",
+    "NC_LOAD",
     "SHARED_READ",
     "SHARED_WRITE",
     "TC_ALLOC",
@@ -113,12 +114,14 @@ TC_RELINQUISH = "tcgen05.relinquish_alloc_permit"
 TC_GROUPED = "tcgen05.cta_group"
 # Generic-proxy accesses of shared memory (9.7.9.8 "ld", 9.7.9.9 "st", 9.7.9.15 "ldmatrix",
 # 9.7.9.16 "stmatrix"): what a copy's wait or a proxy fence must come before.
+# ld.global.nc / ldu: a load through the read-only path, for data the kernel never changes
+NC_LOAD = "ld.nc"
 SHARED_READ = "shared.read"
 SHARED_WRITE = "shared.write"
 # What a template that takes a step other than those accesses spells (``events``): its opcode
 # and the dot after it (barrier's with its first modifier); unless a macro or a string-piece
 # boundary splits the word, a text without them holds no such step.
-STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.")
+STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.", ".nc", "ldu.")
 
 
 @value_class(slots=False)
@@ -266,6 +269,8 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
                 registers += _flat(a)
             return (Event(WG_MMA, registers=registers),)
         return ()
+    if (opcode == "ld" and "nc" in modifiers) or (opcode == "ldu" and "shared" not in modifiers):
+        return (Event(NC_LOAD, memory=_operand(instruction, 1)),)
     if opcode in ("ld", "ldu", "st", "ldmatrix", "stmatrix") and "async" not in modifiers and any(
             m in ("shared", "shared::cta") for m in modifiers):
         # ld.shared [a]; st.shared [a], v; ldmatrix d, [a]; stmatrix [a], r
