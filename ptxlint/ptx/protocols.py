@@ -121,7 +121,7 @@ SHARED_WRITE = "shared.write"
 # What a template that takes a step other than those accesses spells (``events``): its opcode
 # and the dot after it (barrier's with its first modifier); unless a macro or a string-piece
 # boundary splits the word, a text without them holds no such step.
-STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.", ".nc", "ldu.")
+STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.", ".nc.", "ldu.")
 
 
 @value_class(slots=False)
