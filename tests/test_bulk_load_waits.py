@@ -98,6 +98,12 @@ def test_an_arm_that_returns_is_not_followed_by_what_comes_after_the_if() -> Non
     assert _found(small, ("PTX616",)) == []
     # without the return, the second load may overwrite the tile the store still reads
     assert len(_found(small.replace("    return;\n", ""), ("PTX616",))) == 1
+    # an arm that is the return statement itself, the store in it
+    unbraced = ("  load(tile, in, bar, 1024);\n  wait_bar(bar);\n"
+                "  if (n <= 256) return store(out, tile, 1024);\n"
+                "  load(tile, in, bar, 1024);\n  wait_bar(bar);\n  out[0] = tile[0];")
+    assert _found(unbraced, ("PTX616",)) == []
+    assert len(_found(unbraced.replace("return store", "store"), ("PTX616",))) == 1
     # in a loop, the arm of a later turn follows what came after it in an earlier one
     looped = "  for (int i = 0; i < n; ++i) {\n" + small.replace("return;", "continue;") + "\n  }"
     assert len(_found(looped, ("PTX616",))) == 1

@@ -96,7 +96,8 @@ def left_by_return(flow: Flow, a: int, b: int) -> bool:
         if not then[0] <= inside < then[1] or after < node.end_byte:
             continue
         arm = node.child_by_field_name("consequence")
-        last = arm.named_children[-1] if arm is not None and arm.named_children else arm
+        last = arm.named_children[-1] if arm is not None and arm.type == "compound_statement" \
+            and arm.named_children else arm  # `if (c) return x;` is its own last statement
         if last is None or last.type not in ("return_statement", "throw_statement"):
             continue
         if not any(start <= min(a, b) and max(a, b) < end for start, end in flow.loops):
