@@ -70,6 +70,15 @@ def test_a_parameter_is_no_local() -> None:
     assert _found(text) == []
 
 
+def test_a_shared_variable_used_in_a_locals_initializer_is_no_local() -> None:
+    text = _kernel(
+        "uint64_t copy = bar; uint64_t sizes[sizeof(bar)]; (void)copy; (void)sizes;",
+        "static_cast<uint32_t>(__cvta_generic_to_shared(&bar))",
+        "__shared__ uint64_t bar;\n",
+    )
+    assert _found(text) == []
+
+
 def test_a_local_shadowed_in_another_scope_is_unknown() -> None:
     text = _kernel(
         "__shared__ uint64_t bar; { uint64_t bar; (void)bar; }",

@@ -581,6 +581,9 @@ class _FileFacts:
             if at is None or at.type != "identifier" or at.parent is None \
                     or at.parent.type not in _DECLARING or not self._owned(at, fn):
                 continue
+            named = at.parent.child_by_field_name("declarator")
+            if at.parent.type != "declaration" and (named is None or named.id != at.id):
+                continue  # a use in an initializer or an array's size, not the name declared
             declaration: tree_sitter.Node | None = at.parent
             while declaration is not None and declaration.type != "declaration" \
                     and declaration.type in _DECLARING:
