@@ -270,20 +270,7 @@ or a constant passed to a helper's parameter or template argument: `cp_async_wai
 `__pipeline_wait_prior(1)`), and every commit between the copy and the wait counted: none in a
 loop the copy is not in, nor in an `if` arm or loop of a helper, nor a call that may commit;
 and no other copy to the same place, one the wait completes, may be what the read reads (two
-stages of one buffer, `&s[0][i]` and `&s[1][i]`, are two places).
-
-A bulk copy into shared memory that completes on an mbarrier
-(`cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes`, the tensor form alike) is in
-no async-group: only an mbarrier wait (`mbarrier.try_wait`/`test_wait`) completes it. The rule
-flags the first read of its buffer (a C++ read, an `ld.shared`, or a bulk store that copies the
-buffer out) with no mbarrier wait between, and names a `cp.async.bulk.wait_group` or
-`cp.async.wait_group` found there, which returns without waiting for the copy (uccl's ukernel
-shipped that: the store read the tile while the load was in flight, and crashed). Silent where
-an mbarrier wait sits in a loop around the copy or the read, where a call ptxlint cannot read
-lies between them, or the copy is in an `if` arm or a loop of a helper. A helper defined twice,
-its real body under an `#if` and an empty stub in the other branch (`#if __CUDA_ARCH__ >= 900`
-... `#else` `{}`), is read as its real body: the build that compiles the stub takes no step of
-it. This rule is in preview.
+stages of one buffer, `&s[0][i]` and `&s[1][i]`, are two places). This rule is in preview.
 
 And it flags a read whose only waits come before the copy's `cp.async.commit_group` (`copy;
 wait_group 0; commit_group; read`): such a wait finds the copy in no group and does not wait
@@ -300,9 +287,23 @@ waited for. A wait in the loop is the pipeline's and is not counted against the 
 that only grows names a new buffer each turn; a loop that counts to a constant no greater than
 the ring's size never comes back round.
 
+A bulk copy into shared memory that completes on an mbarrier
+(`cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes`, the tensor form alike) is in
+no async-group: only an mbarrier wait (`mbarrier.try_wait`/`test_wait`) completes it. The rule
+flags the first read of its buffer (a C++ read, an `ld.shared`, or a bulk store that copies the
+buffer out) with no mbarrier wait between, and names a `cp.async.bulk.wait_group` or
+`cp.async.wait_group` found there, which returns without waiting for the copy (uccl's ukernel
+shipped that: the store read the tile while the load was in flight, and crashed). Silent where
+an mbarrier wait sits in a loop around the copy or the read, where a call ptxlint cannot read
+lies between them, or the copy is in an `if` arm or a loop of a helper. A helper defined twice,
+its real body under an `#if` and an empty stub in the other branch (`#if __CUDA_ARCH__ >= 900`
+... `#else` `{}`), is read as its real body: the build that compiles the stub takes no step of
+it.
+
 A file without asm statements of its own is checked too, where it calls an asm helper of a
 project header it includes.
 """ + UNREADABLE_STEPS + ALIAS_CALLS + """
+
 ## Why is this bad?
 The copy has only been issued. PTX ISA 9.7.9.25.3.3: "Writes performed by cp.async
 operations are made visible to the executing thread only after: the completion of
