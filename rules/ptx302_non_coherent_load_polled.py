@@ -33,7 +33,7 @@ def _node(flow: FunctionFlow, start: int, end: int, kinds: frozenset[str]) -> No
     return node
 
 
-def _caller_expression(flow: FunctionFlow, step: Step, text: str | None) -> str | None:
+def _caller_expression(step: Step, text: str | None) -> str | None:
     """``text``, an expression of the statement's operands, as the function spells it: a
     helper's parameter replaced by the argument its call passes, one call at a time; None
     where the helper computes it from more than a parameter."""
@@ -42,7 +42,7 @@ def _caller_expression(flow: FunctionFlow, step: Step, text: str | None) -> str 
     if step.call is None:
         return text
     helper = step.call.helper
-    inner = _caller_expression(helper, step.inner, text) if step.inner is not None else text
+    inner = _caller_expression(step.inner, text) if step.inner is not None else text
     if inner is None:
         return None
     name = inner.strip()
@@ -124,8 +124,7 @@ def polled(flow: FunctionFlow, step: Step) -> tuple[int, str] | None:
     loop = _node(flow, start, end, _LOOPS)
     if loop is None:
         return None
-    address = _caller_expression(flow, step, operand_expression(step.statement,
-                                                                 step.event.memory))
+    address = _caller_expression(step, operand_expression(step.statement, step.event.memory))
     if address is None:
         return None
     for name in _names(address):
