@@ -39,13 +39,6 @@ def _may_truncate(operand: Operand) -> bool:
     return ctype is None or ctype.kind in ("integer", "pointer")
 
 
-def _converts_a_name(operand: Operand) -> bool:
-    """The operand converts `&x`, `&x[i]`, `&x.m` or a plain name: what may be an automatic
-    local's address (the helper's argument is the text inside its parentheses)."""
-    inner = operand.expression[operand.expression.find("(") + 1:].strip()
-    return inner[:1] == "&" or inner[:1].isalpha() or inner[:1] == "_"
-
-
 def _narrow_register(operand: Operand, where: PtxOperand) -> bool:
     """The operand itself (not a register copy) bound under a 32- or 16-bit letter, whose C++
     value is an integer or of unknown type: no 64-bit generic address fits in it. A pointer in
@@ -261,9 +254,9 @@ address of the file's own `__shared__` memory, and the message names both conver
                 if where.kind == "ref":
                     shared_refs.setdefault(index, []).append(where)
                 if is_shared_offset(operand):
-                    # (the conversion of a local's address is none: value flow reads the
-                    # helper's argument only where it may be one, `&x` or an array's name)
-                    if _converts_a_name(operand) and value(operand, False) is Value.LOCAL:
+                    # unless it converts a local's address (value flow reads the helper's
+                    # argument where it is `&x` or an array's name)
+                    if value(operand, False) is Value.LOCAL:
                         problems.append((use, operand, where, "local"))
                     continue
                 if is_generic_pointer(operand) or _may_truncate(operand):

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from ptxlint.analysis.flow_binding import operand_expression
+from ptxlint.analysis.flow_binding import bound_expression, operand_expression
+from ptxlint.analysis.flow_syntax import EXITS
 from ptxlint.analysis.function_flow import FunctionFlow, Step, steps_of_kind
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import NC_LOAD
@@ -16,40 +17,23 @@ from ptxlint.rule import Rule, RuleContext
 from ._protocol import line_of, step_span
 
 _LOOPS = frozenset({"for_statement", "while_statement", "do_statement"})
-_LEAVES = frozenset({"break_statement", "continue_statement", "return_statement",
-                     "goto_statement"})
+_LEAVES = EXITS | {"continue_statement"}  # what leaves or repeats a loop
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _CHANGES = frozenset({"write", "readwrite"})
 
 
-def _node(flow: FunctionFlow, start: int, end: int, kinds: frozenset[str]) -> Node | None:
-    """The node of one of ``kinds`` spanning exactly bytes ``[start, end)`` in the function."""
-    node: Node | None = flow.node.descendant_for_byte_range(start, end)
-    while node is not None and not (node.type in kinds and node.start_byte == start
-                                    and node.end_byte == end):
-        if node.start_byte < start or node.end_byte > end:
-            return None
-        node = node.parent
-    return node
-
-
-def _caller_expression(step: Step, text: str | None) -> str | None:
-    """``text``, an expression of the statement's operands, as the function spells it: a
-    helper's parameter replaced by the argument its call passes, one call at a time; None
-    where the helper computes it from more than a parameter."""
-    if text is None:
-        return None
-    if step.call is None:
+def _unwrapped(text: str) -> str:
+    """``text`` without one pair of parentheses around all of it (``bound_expression`` puts
+    an argument in them)."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
         return text
-    helper = step.call.helper
-    inner = _caller_expression(step.inner, text) if step.inner is not None else text
-    if inner is None:
-        return None
-    name = inner.strip()
-    if name in helper.parameters:
-        index = helper.parameters.index(name)
-        return step.call.arguments[index] if index < len(step.call.arguments) else None
-    return None
+    depth = 0
+    for at, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and at < len(text) - 1:
+            return text  # `(a) + (b)`: not one pair
+    return text[1:-1].strip()
 
 
 def _result(flow: FunctionFlow, step: Step) -> tuple[str | None, int]:
@@ -59,8 +43,10 @@ def _result(flow: FunctionFlow, step: Step) -> tuple[str | None, int]:
     if step.call is None:
         destination = step.instruction.operands[0] if step.instruction.operands else None
         return operand_expression(step.statement, destination), step.start
-    call = _node(flow, step.call.start, step.call.end, frozenset({"call_expression"}))
-    parent = call.parent if call is not None else None
+    call = flow.node.descendant_for_byte_range(step.call.start, step.call.end)
+    if call is None or call.type != "call_expression":
+        return None, step.start
+    parent = call.parent
     if parent is not None and parent.type == "init_declarator":
         declarator = parent.child_by_field_name("declarator")
         return (flow.parsed.node_text(declarator) if declarator is not None else None,
@@ -121,10 +107,11 @@ def polled(flow: FunctionFlow, step: Step) -> tuple[int, str] | None:
     if not loops:
         return None
     start, end = loops[-1]  # the innermost
-    loop = _node(flow, start, end, _LOOPS)
-    if loop is None:
+    loop = flow.node.descendant_for_byte_range(start, end)
+    if loop is None or loop.type not in _LOOPS:
         return None
-    address = _caller_expression(step, operand_expression(step.statement, step.event.memory))
+    spelled = operand_expression(step.statement, step.event.memory)
+    address = bound_expression(step, spelled) if spelled is not None else None
     if address is None:
         return None
     for name in _names(address):
@@ -135,7 +122,7 @@ def polled(flow: FunctionFlow, step: Step) -> tuple[int, str] | None:
     if value is None and call is None:
         return None
     byte = _controls(flow, loop, at, value, call)
-    return (byte, address.strip()) if byte is not None else None
+    return (byte, _unwrapped(address)) if byte is not None else None
 
 
 class NonCoherentLoadPolled(Rule):

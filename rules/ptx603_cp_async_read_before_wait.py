@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ptxlint.analysis.buffer_regions import memory_region
 from ptxlint.analysis.cp_async_groups import uncommitted_at
@@ -31,6 +31,13 @@ _COVERS = frozenset({WAIT, MBAR_WAIT, TRACKED})
 _TRACKING = frozenset({TRACKED})
 
 
+def _waits_in_loop(flow: FunctionFlow, at: int, covers: Callable[[Step], bool]) -> bool:
+    """A step ``covers`` accepts lies in a loop around byte ``at``: a pipeline, where a later
+    turn's wait covers what this turn leaves pending."""
+    return any(covers(s) and start <= s.start < end
+               for start, end in flow.loops_at(at) for s in flow.steps)
+
+
 def unwaited_reads(
     flow: FunctionFlow, copy: Step
 ) -> Iterator[tuple[int, Step | None, Step | None]]:
@@ -52,9 +59,8 @@ def unwaited_reads(
         return wait.kind in _COVERS and not flow.exclusive(copy.start, wait.start) and (
             wait.kind != MBAR_WAIT or tracked)
 
-    for loop in flow.loops_at(copy.start):
-        if any(may_cover(s) and loop[0] <= s.start < loop[1] for s in flow.steps):
-            return
+    if _waits_in_loop(flow, copy.start, may_cover):
+        return
     after = (copy.start, copy.order)
     place = flow.place(copy, copy.event.memory)
     region = memory_region(flow, copy, copy.event.memory)
@@ -91,8 +97,7 @@ def unwaited_reads(
                           and any(left_pending(flow, c, s) is None for s in covers)
                           for c in flow.steps):
             continue  # the read may be of another copy's data there, one the wait completed
-        if any(any(may_cover(s) and loop[0] <= s.start < loop[1] for s in flow.steps)
-               for loop in flow.loops_at(at)):
+        if _waits_in_loop(flow, at, may_cover):
             continue
         yield at, read, covers[0] if covers else early[0] if early else None
 
@@ -116,11 +121,7 @@ def unwaited_bulk_read(
     def may_cover(step: Step) -> bool:
         return step.kind == MBAR_WAIT and not flow.exclusive(copy.start, step.start)
 
-    def waits_in(loops: list[tuple[int, int]]) -> bool:
-        return any(may_cover(s) and start <= s.start < end
-                   for start, end in loops for s in flow.steps)
-
-    if waits_in(flow.loops_at(copy.start)):
+    if _waits_in_loop(flow, copy.start, may_cover):
         return None
     after = (copy.start, copy.order)
     reads = flow.reads_of(copy, copy.event.memory)
@@ -136,7 +137,7 @@ def unwaited_bulk_read(
     at, read = min(reads, key=lambda r: (r[0], r[1].order if r[1] is not None else -1))
     last = (read.start, read.order) if read is not None else (at, -1)
     if any(after < (s.start, s.order) < last and may_cover(s) for s in flow.steps) or \
-            flow.opaque_between(copy.start, at, _MBAR_WAITS) or waits_in(flow.loops_at(at)):
+            flow.opaque_between(copy.start, at, _MBAR_WAITS) or _waits_in_loop(flow, at, may_cover):
         return None
     wrong = next((s for s in flow.steps if s.kind in (BULK_WAIT, WAIT)
                   and after < (s.start, s.order) < last

@@ -287,7 +287,8 @@ def parameter_arity(function: Node) -> tuple[int, int | None] | None:
     return required, total
 
 
-_EXITS = frozenset({"break_statement", "return_statement", "goto_statement",
+# the statements that leave a loop (and ``return``/``throw`` the function)
+EXITS = frozenset({"break_statement", "return_statement", "goto_statement",
                     "co_return_statement", "throw_statement"})
 
 
@@ -301,7 +302,7 @@ def may_leave_loop(function: Node, loop: tuple[int, int], after: int) -> bool:
         current = stack.pop()
         if current.end_byte <= after:
             continue
-        if current.type in _EXITS and current.start_byte > after:
+        if current.type in EXITS and current.start_byte > after:
             return True
         stack.extend(current.named_children)
     return False

@@ -10,7 +10,8 @@ Only a declaration that plainly says so counts: its specifiers are a type and ``
 ``volatile`` or ``alignas``, nothing the parse left out sits on its line (a specifier macro
 such as ``SMEM uint64_t bar;`` may expand to ``__shared__``), and the tree has no error in it.
 Anything else (``static``, ``extern``, ``__shared__``, ``__constant__``, an attribute, a word
-the grammar did not read as a type) is not known to be automatic.
+the grammar did not read as a type, a pointer or reference declarator) is not known to be
+automatic.
 """
 
 from __future__ import annotations
@@ -27,6 +28,15 @@ _TYPES = frozenset({
 _DECLARATORS = frozenset({"identifier", "init_declarator", "array_declarator"})
 
 
+def _declared_name(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The identifier a declarator of a declaration declares through initializers and array
+    bounds only; None through a pointer, reference or function declarator."""
+    node: tree_sitter.Node | None = declarator
+    while node is not None and node.type in ("init_declarator", "array_declarator"):
+        node = node.child_by_field_name("declarator")
+    return node if node is not None and node.type == "identifier" else None
+
+
 def automatic_declaration(parsed: ParsedSource, declaration: tree_sitter.Node) -> bool:
     """``declaration`` (a ``declaration`` node inside a function body) declares automatic
     variables only, by what it spells (see the module)."""
@@ -41,8 +51,11 @@ def automatic_declaration(parsed: ParsedSource, declaration: tree_sitter.Node) -
             word = parsed.node_text(child)
             if word not in ("const", "volatile") and not word.startswith("alignas"):
                 return False  # __shared__, __constant__, __restrict__...
-        elif kind not in _DECLARATORS and kind not in (",", ";"):
-            return False  # a storage class, an attribute, a pointer or reference declarator
+        elif kind in _DECLARATORS:
+            if _declared_name(child) is None:
+                return False  # a pointer or a reference: what it points at or names lives on
+        elif kind not in (",", ";"):
+            return False  # a storage class, an attribute
     if types != 1:
         return False
     data = parsed.data

@@ -575,28 +575,22 @@ class _FileFacts:
         name = _text(self.parsed, node)
         if name in fn.param_index:
             return None
-        found: list[tree_sitter.Node | None] = []
+        found: list[tuple[tree_sitter.Node, bool]] = []
         for offset in self._occurrences(fn, name):
             at = fn.node.descendant_for_byte_range(offset, offset + len(name.encode()))
             if at is None or at.type != "identifier" or at.parent is None \
-                    or at.parent.type not in _DECLARING or not self._owned(at, fn):
+                    or at.parent.type not in _DECLARING:
                 continue
-            named = at.parent.child_by_field_name("declarator")
-            if at.parent.type != "declaration" and (named is None or named.id != at.id):
-                continue  # a use in an initializer or an array's size, not the name declared
-            declaration: tree_sitter.Node | None = at.parent
-            while declaration is not None and declaration.type != "declaration" \
-                    and declaration.type in _DECLARING:
-                if declaration.type in ("reference_declarator", "pointer_declarator"):
-                    return None  # bound to, or pointing at, what its initializer names
-                declaration = declaration.parent
-            found.append(declaration)
-        only = found[0] if len(found) == 1 else None
-        if only is None or not automatic_declaration(self.parsed, only):
+            # None for a use (in an initializer, an array's size), not the name declared
+            declarator, _, declares_array = _declared(at)
+            if declarator is not None and declarator.parent is not None and self._owned(at, fn):
+                found.append((declarator.parent, declares_array))
+        if len(found) != 1:
             return None
-        if array and not any(c.type == "array_declarator" for c in only.children):
-            return None  # a scalar's name is its value, not its address
-        return only
+        declaration, declares_array = found[0]
+        if not automatic_declaration(self.parsed, declaration) or (array and not declares_array):
+            return None  # (a scalar's name is its value, not its address)
+        return declaration
 
     def _returns(self, fn: _Function, depth: int, params: bool) -> Value | None:
         returns = self._returns_of(fn)
