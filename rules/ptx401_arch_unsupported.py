@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint import file_memos
+from ptxlint.analysis.discarded_arms import ConstexprArms, constexpr_arms
 from ptxlint.analysis.statement import StatementAnalysis, analysis_of
 from ptxlint.model import AsmStatement, Finding, PtxInstruction, Severity
 from ptxlint.ptx.instructions import Requirement, form_feature, instruction_requirement
@@ -80,6 +81,12 @@ may take holds an instruction with the same need: `#ifdef PIPELINED` around one 
 file's statements under such guards are read as a choice, each undecided condition a yes or
 no of its own, `!(c)` the other answer to `c`). A header's include guard (`#ifndef X_H` /
 `#define X_H` around the whole file) is no such guard: it holds wherever the header is read.
+The arms of an `if constexpr` are such a choice too: an instantiation keeps one arm and
+discards the other unread, so the bf16 `mma` of `if constexpr (std::is_same_v<T, half>) {...}
+else {...}` is compiled only where the template is instantiated for bf16, which a build for
+sm_75 need not do. It is reported where every arm an instantiation may keep fails alike (a
+`cp.async` in each arm, or arms for 1 to 5 dimensions and an `else` of only `static_assert`s,
+which refuses the arguments that reach it). Arms of different functions are different choices.
 
 A statement gets one finding per target its instructions need, at the first instruction that
 needs it, which counts the others: ptxas stops at the first, and one guard or target mends
@@ -203,7 +210,11 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         # A statement under a guard the build leaves undecided (``#ifdef PIPELINED``) is judged
         # only where the file's other statements under the other answers fail alike: then
         # whichever branch the build takes, one of them is compiled (``_every_branch_fails``).
+        # An ``if constexpr`` arm is such a choice too: an instantiation discards one arm
+        # (``discarded_arms``), so a bf16 mma beside its f16 twin is compiled only where the
+        # template is instantiated for bf16.
         reported: set[tuple[int, str, tuple[int, ...]]] = set()
+        arms: ConstexprArms | None = None
         for sm, suffix in context.listed_targets:
             target = Target(sm, suffix)
             certain = analysis.compiled_for_arch(target)
@@ -218,13 +229,17 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 if key in reported:
                     continue
                 problem = _shortfall(need, target, True)
-                if problem is None or not certain and not _every_branch_fails(
-                        context, target, key):
+                if problem is None:
+                    continue
+                if arms is None:
+                    arms = constexpr_arms(statement, context)
+                chosen = not certain or bool(arms.conditions)
+                if chosen and not _every_branch_fails(context, target, key, arms.function):
                     continue
                 failed.add(key)
                 source = context.targets_from or "--arch"
-                if not certain:
-                    source += ("; each branch of the #if guards the build may take holds such "
+                if chosen:
+                    source += (f"; each {_choices(certain, bool(arms.conditions))} holds such "
                                "an instruction")
                 yield instruction, need, self._found(
                     statement, instruction, f"{problem}{_why(statement, instruction, need)}",
@@ -249,38 +264,68 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
         )
 
 
-def _every_branch_fails(context: RuleContext, target: Target,
-                        key: tuple[int, str, tuple[int, ...]]) -> bool:
+def _choices(certain: bool, arms: bool) -> str:
+    """What the build chooses among, for a statement judged only because every choice fails."""
+    if certain:
+        return "arm of the if constexpr an instantiation may keep"
+    if arms:
+        return "branch of the #if guards and arm of the if constexpr a build may take"
+    return "branch of the #if guards the build may take"
+
+
+Need = tuple[int, str, tuple[int, ...]]
+# a failing statement's undecided guards, and the function whose if constexpr arms hold it
+# (None where it is in none)
+Branch = tuple[tuple[str, ...], int | None]
+
+
+def _every_branch_fails(context: RuleContext, target: Target, key: Need,
+                        function: int | None) -> bool:
     """Whether every build for ``target`` compiles one of the file's statements under guards
-    it leaves undecided whose instructions need ``key`` beyond it
-    (``targets.every_build_compiles_one`` over those guards): they are the branches of one
-    choice, each of which fails. Worked out once per file, target and need."""
+    it leaves undecided, or in ``if constexpr`` arms, whose instructions need ``key`` beyond
+    it (``targets.every_build_compiles_one`` over those conditions): they are the branches of
+    one choice, each of which fails. An arm of only ``static_assert``s fails too: it is how a
+    template refuses the arguments that reach it. Arms count only within ``function``, the asking
+    statement's (``discarded_arms``): another template's arms are another instantiation's
+    choice. Worked out once per file, target, need and function."""
     statements = context.file_statements
     known = _BRANCHES.get((id(statements), target))
     if known is None or known[0] is not statements:
-        chains: dict[tuple[int, str, tuple[int, ...]], list[tuple[str, ...]]] = {}
+        branches: dict[Need, list[Branch]] = {}
+        refused: set[tuple[Need, int]] = set()
         for other in statements:
             undecided = analysis_of(other).undecided_for(target)
-            if not undecided:
-                continue  # not compiled, or certainly: no branch to cover
-            for instruction in other.ptx.instructions:
-                if instruction.opaque:
-                    continue
-                need = instruction_requirement(other, instruction)
-                if _shortfall(need, target, True) is not None:
-                    chains.setdefault((need.sm, need.suffix, need.only), []).append(undecided)
-        known = _BRANCHES[(id(statements), target)] = (statements, chains, {})
-    _, chains, answers = known
-    if key not in answers:
-        answers[key] = every_build_compiles_one(chains.get(key, []))
-    return answers[key]
+            if undecided is None:
+                continue  # not compiled for the target
+            keys = {(need.sm, need.suffix, need.only)
+                    for instruction in other.ptx.instructions if not instruction.opaque
+                    for need in (instruction_requirement(other, instruction),)
+                    if _shortfall(need, target, True) is not None}
+            if not keys:
+                continue
+            arms = constexpr_arms(other, context)
+            if not undecided and not arms.conditions:
+                continue  # compiled certainly: no branch to cover
+            holder = arms.function if arms.conditions else None
+            for failing in keys:
+                known_branches = branches.setdefault(failing, [])
+                if holder is not None and (failing, holder) not in refused:
+                    # an arm of only static_asserts fails in every build that takes it
+                    refused.add((failing, holder))
+                    known_branches += ((chain, holder) for chain in arms.refusing)
+                known_branches.append((undecided + arms.conditions, holder))
+        known = _BRANCHES[(id(statements), target)] = (statements, branches, {})
+    _, branches, answers = known
+    if (key, function) not in answers:
+        answers[key, function] = every_build_compiles_one(
+            [chain for chain, holder in branches.get(key, ()) if holder in (None, function)])
+    return answers[key, function]
 
 
-# (the file's statements, target) -> (those statements, the undecided guards of each statement
-# that fails for each need, the answers so far); only the current file's
-_BRANCHES: dict[tuple[int, Target], tuple[object, dict[tuple[int, str, tuple[int, ...]],
-                                                       list[tuple[str, ...]]],
-                                          dict[tuple[int, str, tuple[int, ...]], bool]]] = {}
+# (the file's statements, target) -> (those statements, the branches that fail for each need,
+# the answers so far); only the current file's
+_BRANCHES: dict[tuple[int, Target], tuple[object, dict[Need, list[Branch]],
+                                          dict[tuple[Need, int | None], bool]]] = {}
 file_memos.register(_BRANCHES.clear)
 
 

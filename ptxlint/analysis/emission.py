@@ -23,6 +23,7 @@ earlier one is then declared once where nothing else copies it.
 
 from __future__ import annotations
 
+from ptxlint.analysis.discarded_arms import is_constexpr_if
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, flows_of
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.model import AsmStatement
@@ -102,7 +103,7 @@ def _discarded_apart(function: FunctionFlow, a: int, b: int) -> bool:
     instantiation; both arms of a plain ``if`` are emitted into the function (nvcc 13.0 stops
     at the second definition there)."""
     for node, _, then, other in function.ifs:
-        if other is not None and any(child.type == "constexpr" for child in node.children) \
+        if other is not None and is_constexpr_if(node) \
                 and (then[0] <= a < then[1] and other[0] <= b < other[1]
                      or then[0] <= b < then[1] and other[0] <= a < other[1]):
             return True
