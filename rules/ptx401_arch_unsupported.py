@@ -76,17 +76,20 @@ Branches that no supported toolkit compiles (CUDA 11.0 and newer: `#if __CUDACC_
 every supported build (`#ifndef USE_SYNC`, where the file defines `USE_SYNC` under
 `__CUDACC_VER_MAJOR__ >= 9 && __CUDA_ARCH__ >= 300`). With `--arch`, a guard the rule cannot decide
 (a macro from another header) leaves the statement unchecked, unless every branch the build
-may take holds an instruction with the same need: `#ifdef PIPELINED` around one `ldmatrix` and
-`#else` around another is compiled for sm_70 one way or the other, so each is reported (the
+may take holds an instruction the target lacks, whatever each needs: `#ifdef PIPELINED` around
+one `ldmatrix` and `#else` around a `cp.async` is compiled for sm_70 one way or the other, so
+each is reported (the
 file's statements under such guards are read as a choice, each undecided condition a yes or
 no of its own, `!(c)` the other answer to `c`). A header's include guard (`#ifndef X_H` /
 `#define X_H` around the whole file) is no such guard: it holds wherever the header is read.
 The arms of an `if constexpr` are such a choice too: an instantiation keeps one arm and
 discards the other unread, so the bf16 `mma` of `if constexpr (std::is_same_v<T, half>) {...}
 else {...}` is compiled only where the template is instantiated for bf16, which a build for
-sm_75 need not do. It is reported where every arm an instantiation may keep fails alike (a
-`cp.async` in each arm, or arms for 1 to 5 dimensions and an `else` of only `static_assert`s,
-which refuses the arguments that reach it). Arms of different functions are different choices.
+sm_75 need not do. It is reported where every arm an instantiation may keep fails (a
+`cp.async` in each arm). An arm with no code of its own offers no alternative and counts as
+failing: a missing or empty `else` (the template exists to emit the asm), or one of only
+`static_assert`s (arms for 1 to 5 dimensions, then an `else` that refuses the rest). Arms of
+different functions are different choices.
 
 A statement gets one finding per target its instructions need, at the first instruction that
 needs it, which counts the others: ptxas stops at the first, and one guard or target mends
@@ -234,7 +237,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 if arms is None:
                     arms = constexpr_arms(statement, context)
                 chosen = not certain or bool(arms.conditions)
-                if chosen and not _every_branch_fails(context, target, key, arms.function):
+                if chosen and not _every_branch_fails(context, target, arms.function):
                     continue
                 failed.add(key)
                 source = context.targets_from or "--arch"
@@ -273,59 +276,53 @@ def _choices(certain: bool, arms: bool) -> str:
     return "branch of the #if guards the build may take"
 
 
-Need = tuple[int, str, tuple[int, ...]]
-# a failing statement's undecided guards, and the function whose if constexpr arms hold it
-# (None where it is in none)
+# a failing statement's undecided guards and if constexpr arms, and the function whose arms
+# hold it (None where it is in none)
 Branch = tuple[tuple[str, ...], int | None]
 
 
-def _every_branch_fails(context: RuleContext, target: Target, key: Need,
-                        function: int | None) -> bool:
-    """Whether every build for ``target`` compiles one of the file's statements under guards
-    it leaves undecided, or in ``if constexpr`` arms, whose instructions need ``key`` beyond
-    it (``targets.every_build_compiles_one`` over those conditions): they are the branches of
-    one choice, each of which fails. An arm of only ``static_assert``s fails too: it is how a
-    template refuses the arguments that reach it. Arms count only within ``function``, the asking
-    statement's (``discarded_arms``): another template's arms are another instantiation's
-    choice. Worked out once per file, target, need and function."""
+def _every_branch_fails(context: RuleContext, target: Target, function: int | None) -> bool:
+    """Whether every build for ``target`` compiles one of the file's statements that fail
+    there, under guards it leaves undecided or in ``if constexpr`` arms
+    (``targets.every_build_compiles_one`` over those conditions): they are the branches of
+    one choice, each of which fails, whatever each needs. An arm that offers no alternative
+    (empty, missing, or of only ``static_assert``s: ``discarded_arms``) counts as failing.
+    Arms count only within ``function``, the asking statement's: another template's arms are
+    another instantiation's choice. Worked out once per file, target and function."""
     statements = context.file_statements
     known = _BRANCHES.get((id(statements), target))
     if known is None or known[0] is not statements:
-        branches: dict[Need, list[Branch]] = {}
-        refused: set[tuple[Need, int]] = set()
+        branches: list[Branch] = []
+        refusing: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = {}
         for other in statements:
             undecided = analysis_of(other).undecided_for(target)
-            if undecided is None:
-                continue  # not compiled for the target
-            keys = {(need.sm, need.suffix, need.only)
-                    for instruction in other.ptx.instructions if not instruction.opaque
-                    for need in (instruction_requirement(other, instruction),)
-                    if _shortfall(need, target, True) is not None}
-            if not keys:
-                continue
+            if undecided is None or not any(
+                    _shortfall(instruction_requirement(other, instruction), target, True)
+                    for instruction in other.ptx.instructions if not instruction.opaque):
+                continue  # not compiled for the target, or compiled and fine
             arms = constexpr_arms(other, context)
             if not undecided and not arms.conditions:
                 continue  # compiled certainly: no branch to cover
             holder = arms.function if arms.conditions else None
-            for failing in keys:
-                known_branches = branches.setdefault(failing, [])
-                if holder is not None and (failing, holder) not in refused:
-                    # an arm of only static_asserts fails in every build that takes it
-                    refused.add((failing, holder))
-                    known_branches += ((chain, holder) for chain in arms.refusing)
-                known_branches.append((undecided + arms.conditions, holder))
+            if holder is not None:
+                refusing[holder] = arms.refusing
+            branches.append((undecided + arms.conditions, holder))
+        # an arm that offers no alternative counts where its if chooses among failing arms
+        # (not an unrelated `if constexpr (...) { static_assert(...); }` of the function)
+        asked = {condition.strip("!()") for chain, _ in branches for condition in chain}
+        branches += ((chain, holder) for holder, arms_of in refusing.items()
+                     for condition, chain in arms_of if condition in asked)
         known = _BRANCHES[(id(statements), target)] = (statements, branches, {})
     _, branches, answers = known
-    if (key, function) not in answers:
-        answers[key, function] = every_build_compiles_one(
-            [chain for chain, holder in branches.get(key, ()) if holder in (None, function)])
-    return answers[key, function]
+    if function not in answers:
+        answers[function] = every_build_compiles_one(
+            [chain for chain, holder in branches if holder in (None, function)])
+    return answers[function]
 
 
-# (the file's statements, target) -> (those statements, the branches that fail for each need,
-# the answers so far); only the current file's
-_BRANCHES: dict[tuple[int, Target], tuple[object, dict[Need, list[Branch]],
-                                          dict[tuple[Need, int | None], bool]]] = {}
+# (the file's statements, target) -> (those statements, the branches that fail there, the
+# answers so far, per function); only the current file's
+_BRANCHES: dict[tuple[int, Target], tuple[object, list[Branch], dict[int | None, bool]]] = {}
 file_memos.register(_BRANCHES.clear)
 
 

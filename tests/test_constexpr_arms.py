@@ -72,7 +72,8 @@ __device__ void f(unsigned s, const void* g) {{
     assert len(_lines(source)) == 2
 
 
-def test_an_arm_with_no_else_leaves_a_build_without_it() -> None:
+def test_a_missing_or_empty_else_is_no_alternative() -> None:
+    # the template exists to emit the asm: the arm is judged as if it stood alone
     source = f"""template <bool A>
 __device__ void f(unsigned s, const void* g) {{
   if constexpr (A) {{
@@ -80,22 +81,46 @@ __device__ void f(unsigned s, const void* g) {{
   }}
 }}
 """
-    assert _lines(source) == []
-    # a plain if is no choice: both arms are compiled
-    assert len(_lines(source.replace("if constexpr", "if"))) == 1
+    assert len(_lines(source)) == 1
+    empty = source.replace("  }\n}", "  } else { ; }\n}")
+    assert "else { ; }" in empty and len(_lines(empty)) == 1
+    # an else with code of its own is an alternative
+    fallback = source.replace("  }\n}", "  } else {\n    s = 0;\n  }\n}")
+    assert "s = 0" in fallback and _lines(fallback) == []
+
+
+def test_arms_failing_for_different_needs_fail_alike() -> None:
+    wgmma = 'asm volatile("wgmma.fence.sync.aligned;" ::: "memory");'
+    source = f"""template <bool A>
+__device__ void f(unsigned s, const void* g) {{
+  if constexpr (A) {{
+    {CP_ASYNC}
+  }} else {{
+    {wgmma}
+  }}
+}}
+"""
+    assert len(_lines(source)) == 2
+    # for sm_80 only the wgmma arm fails; its twin compiles
+    assert _lines(source, "sm_80") == []
 
 
 def test_arms_of_two_functions_are_two_choices() -> None:
     # the same words in two templates: each is instantiated with its own arguments
     source = f"""template <bool A>
 __device__ void f(unsigned s, const void* g) {{
+  unsigned r;
   if constexpr (A) {{
     {CP_ASYNC}
+  }} else {{
+    {LDMATRIX}
   }}
 }}
 template <bool A>
 __device__ void h(unsigned s, const void* g) {{
+  unsigned r;
   if constexpr (A) {{
+    {LDMATRIX}
   }} else {{
     {CP_ASYNC_CG}
   }}
@@ -137,3 +162,31 @@ __device__ void f(unsigned s, const void* g) {{
     assert _lines(source) == []
     both = source.replace(LDMATRIX, CP_ASYNC.replace(".ca.", ".cg."))
     assert len(_lines(both)) == 3
+
+
+def test_a_static_assert_that_checks_arguments_refuses_nothing() -> None:
+    # an if constexpr around only a check, beside the dispatch: not one of its choices
+    source = f"""template <typename T, bool F>
+__device__ void f(unsigned s, const void* g) {{
+  unsigned r;
+  if constexpr (!std::is_same<T, half>::value) {{
+    static_assert(!F);
+  }}
+  if constexpr (std::is_same<T, half>::value) {{
+    {LDMATRIX}
+  }} else if constexpr (std::is_same<T, bf16>::value) {{
+    {CP_ASYNC}
+  }}
+}}
+"""
+    assert _lines(source) == []
+
+
+def test_many_nested_arms_are_all_read() -> None:
+    # eight conditions: every combination keeps one failing arm or refuses the arguments
+    arms = "".join(f"  {'else ' if k else ''}if constexpr (N == {k}) {{\n    {CP_ASYNC}\n  }}\n"
+                   for k in range(8))
+    source = (f"template <int N>\n__device__ void f(unsigned s, const void* g) {{\n{arms}"
+              "  else {\n    static_assert(N < 8);\n  }\n}\n")
+    assert len(_lines(source)) == 8
+    assert _lines(source.replace("static_assert(N < 8);", "s = 0;")) == []

@@ -9,9 +9,12 @@ undecided ``#if``: the arm holding the statement answers ``constexpr@N``, its ``
 ``!(constexpr@N)``, ``N`` the ``if``'s byte. Keying each by its own ``if`` keeps two
 functions that test the same words apart: their template arguments may differ.
 
-An arm that holds only ``static_assert``s (``else { static_assert(N >= 1 && N <= 5); }`` after
-the arms for 1 to 5) is the template's way to refuse the arguments that reach it: no build that
-takes it compiles (:attr:`ConstexprArms.refusing`).
+An arm is an alternative only where it holds code: an arm of only ``static_assert``s (``else {
+static_assert(N >= 1 && N <= 5); }`` after the arms for 1 to 5) is the template's way to refuse
+the arguments that reach it, and an empty or missing ``else`` offers the build nothing in place
+of the asm, which the template then exists to emit. Such arms are
+:attr:`ConstexprArms.refusing`: a reader judging whether every build fails counts them as
+failing, so the arm with the asm is judged as if it stood alone.
 
 A statement in a macro's body, or in a function ptxlint could only recover from the text,
 has no arms here: nothing says where it lands.
@@ -38,8 +41,9 @@ class ConstexprArms:
     function: int | None
     # the conditions a build answers to keep the statement, outermost first
     conditions: tuple[str, ...]
-    # the conditions of each arm of the function that holds only static_asserts
-    refusing: tuple[tuple[str, ...], ...] = ()
+    # each arm of the function that offers no alternative (empty, missing or of only
+    # static_asserts): the condition its ``if`` asks, and the conditions that keep the arm
+    refusing: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 _UNREAD = ConstexprArms(None, ())
@@ -63,11 +67,14 @@ def constexpr_arms(statement: AsmStatement, context: object) -> ConstexprArms:
         return _UNREAD
     ifs = [(node, then, other) for node, _, then, other in flows.structured(function).ifs
            if is_constexpr_if(node)]
-    refusing = tuple(_conditions_at(ifs, arm.start_byte)
-                     for node, _, _ in ifs for arm in _arms(node) if _only_static_asserts(arm))
+    refusing = [(f"constexpr@{node.start_byte}", _conditions_at(ifs, arm.start_byte))
+                for node, _, _ in ifs for arm in _arms(node) if _no_alternative(arm)]
+    refusing += [(f"constexpr@{node.start_byte}", (*_conditions_at(ifs, node.start_byte),
+                                                    f"!(constexpr@{node.start_byte})"))
+                 for node, _, other in ifs if other is None]
     return ConstexprArms(function.start,
                          _conditions_at(ifs, flows.parsed.to_byte(statement.span.start)),
-                         refusing)
+                         tuple(refusing))
 
 
 def _conditions_at(ifs: list[tuple[Node, tuple[int, int], tuple[int, int] | None]],
@@ -92,7 +99,8 @@ def _arms(node: Node) -> list[Node]:
     return [arm for arm in found if arm is not None]
 
 
-def _only_static_asserts(arm: Node) -> bool:
+def _no_alternative(arm: Node) -> bool:
+    """``arm`` is empty or holds only ``static_assert``s."""
     body = arm.named_children if arm.type == "compound_statement" else [arm]
-    body = [n for n in body if n.type != "comment"]
-    return bool(body) and all(n.type == "static_assert_declaration" for n in body)
+    return all(n.type in ("static_assert_declaration", "comment", "expression_statement")
+               and (n.type != "expression_statement" or not n.named_children) for n in body)

@@ -11,7 +11,6 @@ the target and is assumed to hold.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -245,25 +244,49 @@ def undecided_guards(guards: tuple[str, ...], target: Target) -> tuple[str, ...]
     return tuple(undecided)
 
 
-# More undecided conditions than this among the statements asked about: no answer (2^N builds)
-_MOST_UNDECIDED = 6
+# More undecided conditions than this among the statements asked about: no answer. The search
+# below prunes a partial answer as soon as it compiles a statement, so a chain of arms costs
+# about as many steps as it has conditions; the bound only caps the worst case.
+_MOST_UNDECIDED = 24
 
 
 def every_build_compiles_one(chains: Sequence[tuple[str, ...]]) -> bool:
     """Whether every build compiles at least one of the statements whose undecided guards are
     ``chains`` (``undecided_guards``): each undecided condition is read as a yes or no of its
-    own, ``!(c)`` and ``!defined(X)`` as the other answer to ``c`` and ``defined(X)``, and every
-    combination of answers is tried. The two arms of ``#ifdef A`` / ``#else`` are ``defined(A)``
-    and ``!(defined(A))``: one of them is always compiled."""
-    read = [[_polarity(guard) for guard in chain] for chain in chains]
-    atoms = sorted({atom for chain in read for atom, _ in chain})
-    if not chains or len(atoms) > _MOST_UNDECIDED:
+    own, ``!(c)`` and ``!defined(X)`` as the other answer to ``c`` and ``defined(X)``, and a
+    combination of answers that compiles none of them is searched for. The two arms of
+    ``#ifdef A`` / ``#else`` are ``defined(A)`` and ``!(defined(A))``: one of them is always
+    compiled."""
+    read = []
+    for chain in chains:
+        answers = dict(map(_polarity, chain))
+        if len(set(map(_polarity, chain))) == len(answers):
+            read.append(answers)  # else it asks one condition for both answers: never compiled
+    if not read or len({atom for chain in read for atom in chain}) > _MOST_UNDECIDED:
         return False
-    for answers in itertools.product((False, True), repeat=len(atoms)):
-        value = dict(zip(atoms, answers, strict=True))
-        if not any(all(value[atom] is holds for atom, holds in chain) for chain in read):
-            return False
-    return True
+    return not _escapes(read, {})
+
+
+def _escapes(chains: list[dict[str, bool]], value: dict[str, bool]) -> bool:
+    """Whether answers beyond ``value`` exist that compile none of ``chains`` (a chain is
+    compiled where every one of its conditions has its answer; one with none always is)."""
+    open_chains = []
+    for chain in chains:
+        if any(value.get(atom, holds) is not holds for atom, holds in chain.items()):
+            continue  # already not compiled
+        if all(atom in value for atom in chain):
+            return False  # compiled under these answers
+        open_chains.append(chain)
+    if not open_chains:
+        return True
+    atom = next(atom for chain in open_chains for atom in chain if atom not in value)
+    for answer in (False, True):
+        value[atom] = answer
+        if _escapes(open_chains, value):
+            del value[atom]
+            return True
+    del value[atom]
+    return False
 
 
 def exclusive_guards(first: Sequence[str], second: Sequence[str]) -> bool:
