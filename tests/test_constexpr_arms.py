@@ -26,6 +26,20 @@ def _line_of(source: str, text: str, nth: int = 1) -> int:
     return [i + 1 for i, line in enumerate(lines) if text in line][nth - 1]
 
 
+def _two_arms(first: str, second: str, name: str = "f") -> str:
+    """A template whose body is one ``if constexpr`` with ``first`` and ``second`` as arms."""
+    return f"""template <bool A>
+__device__ void {name}(unsigned s, const void* g) {{
+  unsigned r;
+  if constexpr (A) {{
+    {first}
+  }} else {{
+    {second}
+  }}
+}}
+"""
+
+
 def test_an_arm_beside_one_that_compiles_is_silent() -> None:
     # the bf16 arm is compiled only where the template is instantiated for bf16
     source = f"""template <typename T>
@@ -42,15 +56,7 @@ __device__ void f(unsigned s, const void* g) {{
 
 
 def test_every_arm_failing_is_reported_with_the_choice_named() -> None:
-    source = f"""template <bool A>
-__device__ void f(unsigned s, const void* g) {{
-  if constexpr (A) {{
-    {CP_ASYNC}
-  }} else {{
-    {CP_ASYNC_CG}
-  }}
-}}
-"""
+    source = _two_arms(CP_ASYNC, CP_ASYNC_CG)
     assert _lines(source) == [_line_of(source, "cp.async.ca"), _line_of(source, "cp.async.cg")]
     context = RuleContext(**arch_fields(merge_cli(Config(), arch=["sm_75"]).arch))
     found = lint_text(HEAD + source, select=("PTX401",), context=context)
@@ -91,15 +97,7 @@ __device__ void f(unsigned s, const void* g) {{
 
 def test_arms_failing_for_different_needs_fail_alike() -> None:
     wgmma = 'asm volatile("wgmma.fence.sync.aligned;" ::: "memory");'
-    source = f"""template <bool A>
-__device__ void f(unsigned s, const void* g) {{
-  if constexpr (A) {{
-    {CP_ASYNC}
-  }} else {{
-    {wgmma}
-  }}
-}}
-"""
+    source = _two_arms(CP_ASYNC, wgmma)
     assert len(_lines(source)) == 2
     # for sm_80 only the wgmma arm fails; its twin compiles
     assert _lines(source, "sm_80") == []
@@ -107,38 +105,12 @@ __device__ void f(unsigned s, const void* g) {{
 
 def test_arms_of_two_functions_are_two_choices() -> None:
     # the same words in two templates: each is instantiated with its own arguments
-    source = f"""template <bool A>
-__device__ void f(unsigned s, const void* g) {{
-  unsigned r;
-  if constexpr (A) {{
-    {CP_ASYNC}
-  }} else {{
-    {LDMATRIX}
-  }}
-}}
-template <bool A>
-__device__ void h(unsigned s, const void* g) {{
-  unsigned r;
-  if constexpr (A) {{
-    {LDMATRIX}
-  }} else {{
-    {CP_ASYNC_CG}
-  }}
-}}
-"""
+    source = _two_arms(CP_ASYNC, LDMATRIX) + _two_arms(LDMATRIX, CP_ASYNC_CG, "h")
     assert _lines(source) == []
 
 
 def test_a_target_with_the_feature_is_silent_either_way() -> None:
-    source = f"""template <bool A>
-__device__ void f(unsigned s, const void* g) {{
-  if constexpr (A) {{
-    {CP_ASYNC}
-  }} else {{
-    {CP_ASYNC_CG}
-  }}
-}}
-"""
+    source = _two_arms(CP_ASYNC, CP_ASYNC_CG)
     assert _lines(source, "sm_80") == []
 
 
