@@ -313,3 +313,28 @@ __host__ __device__ int count(unsigned b) {
 }
 """
     assert _linted(device_branch) == ["clz %0, %1"]
+
+
+NVPTX_RUNTIME = """typedef unsigned int u32;
+u32 match_all(u32 mask, u32 value) {
+  u32 ret;
+  asm volatile("match.all.sync.b32 %0, %1, %2;" : "=r"(ret) : "r"(value), "r"(mask));
+  return ret;
+}
+unsigned long long ticks() {
+  unsigned lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((unsigned long long)hi << 32) | lo;
+}
+"""
+
+
+def test_a_cpp_file_without_cuda_markers_is_judged_by_its_templates() -> None:
+    # Taichi's LLVM runtime: plain functions that clang builds for NVPTX. nvcc builds no
+    # device code from such a file, so no __device__ says nothing; the PTX template is read
+    # and the x86 one beside it is still host code
+    assert _linted(NVPTX_RUNTIME, "runtime.cpp") == ["match.all.sync.b32 %0, %1, %2;"]
+    # in a .cu file (or a .cpp with CUDA markers) a plain function stays host-only
+    assert _linted(NVPTX_RUNTIME, "runtime.cu") == []
+    marked = NVPTX_RUNTIME + "__global__ void k() {}\n"
+    assert _linted(marked, "runtime.cpp") == []

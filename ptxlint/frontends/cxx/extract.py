@@ -810,6 +810,12 @@ class _HostCode:
         self._c_file = (
             os.path.splitext(macros.source.path)[1].lower() == ".c" and parsed.grammar == "cpp"
         )
+        # a .cpp/.cc/.cxx file with no CUDA marker: nvcc builds no device code from it, so
+        # "no __device__" says nothing of its asm, which is host assembly or PTX that clang
+        # builds for NVPTX (Taichi's LLVM runtime, whose functions carry no specifier); the
+        # template alone decides (``dialect.classify``: x86 or ARM words are host, a template
+        # that is PTX through and through is PTX)
+        self._no_cuda_marker = parsed.grammar == "cpp" and not self._c_file
 
     def kind(self, fn: tree_sitter.Node | RecoveredFunction) -> str:
         """``HostFunctions.kind``: whether ``fn``'s declaration says device code through a
@@ -828,7 +834,7 @@ class _HostCode:
         if self._c_file:
             return f"{dialect.NEVER_BUILT}: a C file without CUDA code (nvcc compiles .c as host C)"
         fn = self.ancestors.enclosing_function(node)
-        if fn is None:
+        if fn is None or self._no_cuda_marker:
             return ""
         if self._functions is None:
             self._functions = host_code.HostFunctions(
