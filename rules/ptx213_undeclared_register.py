@@ -44,7 +44,11 @@ scope opened in one statement and used in the next, as CCCL writes some; in a ma
 definition, of any macro's definition in the file: a pair may open a scope and close it), nor
 of a helper
 function of the file whose asm only declares (`asm volatile(".reg .pred %c1;")`, called
-before the statements that use `%%c1`). The places checked
+before the statements that use `%%c1`). Such a helper may live in another file, which
+ptxlint does not read with this one: a `%` name (the compiler's style, no C++ symbol's) that no
+asm statement of the file declares, nor a name one edit from it, read in a `__device__`
+function (not a kernel: its caller's statements run first) is a warning, not an error (xmp's
+`PTXInliner` declares `%c1` in one header for the helpers of another). The places checked
 are those where PTX takes a register and nothing else: a guard (`@p`), an operand of an
 instruction that takes no symbol there (`add`, `setp`, `selp`, `st`'s value: ptxas "must be
 register"), and the destination of `mov` and `cvta`. Where a name declared in the template is
@@ -169,6 +173,7 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
             also = f" (and {more} more use{'s' if more > 1 else ''})" if more else ""
             note = declaration_note(ptx, name, word.start)
             fix = None
+            severity: Severity | None = None
             spelt = name[1:] if name.startswith("%%") else name  # as ptxas reads it
             unknown = (f"(ptxas: \"Label expected for forward reference of '{spelt}'\")"
                        if note == FORWARD else f"(ptxas: \"Unknown symbol '{spelt}'\")")
@@ -198,11 +203,17 @@ asm("add.cc.u32 %0, %0, 7;" : "+r"(lo));
                 advice = (f"did you mean '{close[0]}'?" if close
                           else f"declare it in a {{ }} block of the template "
                                f"(.reg .<type> {name};)")
+                if not close and _kernel_scope_name(statement, context, name):
+                    # a warning: the kernel may declare it through another file's helper
+                    severity = Severity.WARNING
+                    unknown = (f"(ptxas: \"Unknown symbol '{spelt}'\", unless the kernel "
+                               f"the function is inlined into declares it first, as a helper "
+                               f"of another file whose asm only declares may)")
                 message = (f"'{name}' is no register the template declares{also}, nor one "
                            f"another asm statement of this function declares {unknown}; "
                            f"{advice}")
             yield self.finding(statement, self.template_span(statement, word.start, word.end),
-                               message, fix)
+                               message, fix, severity=severity)
 
     def _compiler_writes(self, statement: AsmStatement, context: RuleContext,
                          writes: tuple[PtxOperand, ...]) -> Iterator[Finding]:
@@ -302,6 +313,22 @@ def _ptx_name(name: str) -> str:
     """The name as ptxas reads it: ``%%t`` of extended asm is the ``%t`` a basic asm statement
     (no operands, no ``%%``) declares (sppark's ``asm("{ .reg.b32 %t;")``, then ``%%t``)."""
     return name[1:] if name.startswith("%%") else name
+
+
+def _kernel_scope_name(statement: AsmStatement, context: RuleContext, name: str) -> bool:
+    """``name`` may be declared at the scope of the kernel a ``__device__`` function is
+    inlined into, by an asm statement of another file: the name has a ``%`` (the compiler's
+    style, no C++ symbol's, and no special register one edit away: a deliberate kernel-scope
+    name), the function is no kernel, so a caller's statements come first, and no asm
+    statement of this file declares it or a name one edit from it (then the file's own
+    declaration is the one meant, misspelt or out of reach)."""
+    if not name.startswith("%") or statement.context.function is None \
+            or "__global__" in statement.context.function_specifiers:
+        return False
+    spelt = _ptx_name(name)
+    return not any(edit_distance(spelt, _ptx_name(declared)) <= 1
+                   for other in context.file_statements if other.ptx.directives
+                   for declared in declared_names(other.ptx))
 
 
 def _declared_elsewhere(statement: AsmStatement, context: RuleContext) -> frozenset[str]:

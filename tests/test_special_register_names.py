@@ -177,3 +177,25 @@ def test_a_whole_vector_register_is_read_by_mov_v4_only(template: str, ptx: str,
     if PTXAS is not None:
         ok, message = _ptxas_takes(ptx)
         assert ok == taken, message
+
+
+def test_a_percent_name_a_kernel_may_declare_through_another_file_is_a_warning() -> None:
+    # xmp: PTXInliner::declarePredicate() (another header) declares %c1 at kernel scope,
+    # before the inlined helper that reads it; nothing in this file can say it does not
+    helper = """__device__ __forceinline__ unsigned use_c1(unsigned a, unsigned b) {
+  unsigned r;
+  asm volatile("setp.eq.u32 %%c1, %1, %2;\\n\\tselp.u32 %0, 1, 0, %%c1;"
+               : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+"""
+    [finding] = lint_text(helper, select=("PTX213",))
+    assert finding.severity.value == "warning" and "unless the kernel" in finding.message
+    # in a kernel nothing runs before it; a plain name is a forgotten .reg; a name one edit
+    # from one this file declares is that declaration misspelt
+    kernel = helper.replace("__device__ __forceinline__ unsigned", "__global__ void")
+    assert [f.severity.value for f in lint_text(kernel, select=("PTX213",))] == ["error"]
+    plain = helper.replace("%%c1", "c1")
+    assert [f.severity.value for f in lint_text(plain, select=("PTX213",))] == ["error"]
+    near = '__device__ void declare() { asm volatile(".reg .pred %c2;"); }\n' + helper
+    assert [f.severity.value for f in lint_text(near, select=("PTX213",))] == ["error"]
