@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ptxlint.analysis.divergence import Guard, divergent_guard, whole_warps
-from ptxlint.analysis.flow_opaque import constructors_of
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, Step, flows_of
 from ptxlint.analysis.lane_addresses import shared_local
-from ptxlint.analysis.toolkit_calls import toolkit_harmless
+from ptxlint.analysis.thread_sync import may_order_between
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_LOAD, EXPECT_TX, MBAR_ARRIVE, MBAR_INIT, MBAR_WAIT, TRACKED
 from ptxlint.rule import Rule, RuleContext
@@ -17,13 +16,6 @@ from ._protocol import line_of, step_span, where
 
 # The steps that operate on an mbarrier after its init, and the operand that names it.
 _USES = frozenset({MBAR_ARRIVE, MBAR_WAIT, EXPECT_TX, TRACKED, BULK_LOAD})
-# Toolkit calls that synchronise threads (``toolkit_harmless`` takes them for calls that take
-# no protocol step, which they are not).
-_SYNCHRONISING = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and",
-                            "__syncthreads_or", "__syncwarp", "__barrier_sync"})
-# Instructions whose presence between the init and the use may order the two for the other
-# threads: barriers, fences, and the atomics and strong loads of a hand-made flag.
-_ORDERING = frozenset({"bar", "barrier", "fence", "membar", "atom", "red"})
 
 
 class MbarrierUsedBeforeInitVisible(Rule):
@@ -156,7 +148,7 @@ def _unordered_init(flows: FileFlows, flow: FunctionFlow,
     guard = divergent_guard(flows, flow, init.start)
     if guard is None or guard.how == "return" or not whole_warps(flows, flow, use.start):
         return None
-    if _ordered_between(flow, init.start, use.start):
+    if may_order_between(flow, init.start, use.start):
         return None
     return init, guard
 
@@ -199,46 +191,3 @@ def _never_initialised(flow: FunctionFlow, use: Step) -> str | None:
 
 
 _INITS = frozenset({MBAR_INIT})
-
-
-def _ordered_between(flow: FunctionFlow, start: int, end: int) -> bool:
-    """Something between bytes ``start`` and ``end`` may synchronise the threads: a call that is
-    not a toolkit function known to take no step (or one that synchronises), an asm
-    statement with a barrier, fence or atomic, or the declaration of an object whose class's
-    constructor may do either (``function_shapes.constructions``, as the other protocol rules
-    count one that may take their step)."""
-    if any(start < call_start < end and _may_order(name)
-           for call_start, _, name, _ in flow.calls):
-        return True
-    to_byte = flow.parsed.to_byte
-    if any(start < to_byte(statement.span.start) < end and _orders(statement)
-           for statement in flow.statements):
-        return True
-    owner = flow.owner
-    return owner is not None and any(start < at < end and _constructor_may_order(owner, klass)
-                                     for at, klass in flow.constructions)
-
-
-def _may_order(name: str) -> bool:
-    return name in _SYNCHRONISING or not toolkit_harmless(name, True)
-
-
-def _orders(statement: AsmStatement) -> bool:
-    return any(i.opaque or i.opcode in _ORDERING
-               or (i.opcode == "ld" and ("acquire" in i.modifiers or "volatile" in i.modifiers))
-               for i in statement.ptx.instructions)
-
-
-def _constructor_may_order(files: FileFlows, klass: str, seen: frozenset[str] = frozenset()
-                           ) -> bool:
-    """A constructor of ``klass`` the flows read may synchronise: a call, an asm statement or
-    an object it declares that may (a class with no constructor found: none)."""
-    if klass in seen:
-        return False
-    seen = seen | {klass}
-    return any(
-        any(_may_order(name) for _, _, name, _, _ in constructor.raw_calls)
-        or any(_orders(statement) for statement in constructor.statements)
-        or any(_constructor_may_order(where, inner, seen)
-               for _, inner in constructor.constructions)
-        for where, constructor in constructors_of(files, klass))

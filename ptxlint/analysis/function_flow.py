@@ -37,12 +37,7 @@ from ptxlint.analysis.call_lookup import definitions
 from ptxlint.analysis.exclusive_arms import disjoint_arms, left_by_return
 from ptxlint.analysis.flow_binding import bound_expression, operand_expression
 from ptxlint.analysis.flow_constants import MAX_CHAIN, constant_of
-from ptxlint.analysis.flow_opaque import (
-    Opaque,
-    constructor_may_take,
-    may_take,
-    unreadable,
-)
+from ptxlint.analysis.flow_opaque import Opaque, constructor_may_take, may_take, unreadable
 from ptxlint.analysis.flow_syntax import (
     base_name,
     compact,
@@ -66,9 +61,7 @@ from ptxlint.analysis.toolkit_calls import toolkit_read
 from ptxlint.frontends.cxx.declaration_index import DeclarationIndex
 from ptxlint.frontends.cxx.function_recovery import RecoveredFunction, recovered_kernel
 from ptxlint.frontends.split_conditionals import pairs_up
-from ptxlint.frontends.syntax_tree import (
-    ParsedSource,
-)
+from ptxlint.frontends.syntax_tree import ParsedSource
 from ptxlint.model import AsmStatement, PtxInstruction, PtxOperand
 from ptxlint.ptx.protocols import SHARED_READ, Event, statement_events
 from ptxlint.value_class import value_class
@@ -320,15 +313,17 @@ class FunctionFlow:
         order: ``read``, ``write``, ``readwrite``, ``address`` (``&name``), ``argument`` (passed
         to a call), ``declare``, ``initialise`` (declared with an initializer); and whether
         through an element (``x[i]``, ``*x``, ``x.f``), the memory behind a pointer."""
+        return self.all_uses().get(name, [])
+
+    def all_uses(self) -> dict[str, list[tuple[int, str, bool]]]:
+        """Every name's uses (:meth:`uses_of`), read on the first ask."""
         if self._identifiers is not None:
             self._read_uses()
-        return self.uses.get(name, [])
+        return self.uses
 
     def name_used_at(self, byte: int) -> str | None:
         """The variable whose use (:meth:`uses_of`) begins at ``byte``; None where none does."""
-        if self._identifiers is not None:
-            self._read_uses()
-        return next((name for name, uses in self.uses.items()
+        return next((name for name, uses in self.all_uses().items()
                      if any(at == byte for at, _, _ in uses)), None)
 
     def declared_pointer(self, name: str) -> bool:

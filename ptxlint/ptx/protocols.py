@@ -59,6 +59,7 @@ __all__ = [
     "MBAR_INIT",
     "MBAR_WAIT",
     "NC_LOAD",
+    "RELEASE",
     "SHARED_READ",
     "SHARED_WRITE",
     "TC_ALLOC",
@@ -116,12 +117,17 @@ TC_GROUPED = "tcgen05.cta_group"
 # 9.7.9.16 "stmatrix"): what a copy's wait or a proxy fence must come before.
 # ld.global.nc / ldu: a load through the read-only path, for data the kernel never changes
 NC_LOAD = "ld.nc"
+# st/red/atom with release semantics (.release, .acq_rel): publishes what the executing thread
+# wrote before it, and what it has observed of other threads' writes ("Memory Consistency
+# Model": release patterns, cumulativity); memory is the flag or counter operand
+RELEASE = "release"
 SHARED_READ = "shared.read"
 SHARED_WRITE = "shared.write"
 # What a template that takes a step other than those accesses spells (``events``): its opcode
 # and the dot after it (barrier's with its first modifier); unless a macro or a string-piece
 # boundary splits the word, a text without them holds no such step.
-STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.", ".nc.", "ldu.")
+STEP_WORDS = ("cp.", "mbarrier.", "barrier.cluster", "fence.", "wgmma.", "tcgen05.", ".nc.", "ldu.",
+              ".release", ".acq_rel")
 
 
 @value_class(slots=False)
@@ -269,6 +275,10 @@ def events(instruction: PtxInstruction) -> tuple[Event, ...]:
                 registers += _flat(a)
             return (Event(WG_MMA, registers=registers),)
         return ()
+    if opcode in ("st", "red", "atom") and ("release" in modifiers or "acq_rel" in modifiers) \
+            and "async" not in modifiers:
+        # st.release [a], v; red.release.op [a], v; atom.release.op d, [a], b
+        return (Event(RELEASE, memory=_operand(instruction, 1 if opcode == "atom" else 0)),)
     if (opcode == "ld" and "nc" in modifiers) or (opcode == "ldu" and "shared" not in modifiers):
         return (Event(NC_LOAD, memory=_operand(instruction, 1)),)
     if opcode in ("ld", "ldu", "st", "ldmatrix", "stmatrix") and "async" not in modifiers and any(
