@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterator
 from ptxlint.analysis.shared_conversion import OFFSET_CLAIM, converted_width, needs_offset
 from ptxlint.analysis.statement import analysis_of
 from ptxlint.analysis.template_refs import refs_of
-from ptxlint.analysis.value_flow import Value, holds_shared_address, operand_value
+from ptxlint.analysis.value_flow import (
+    Value,
+    holds_shared_address,
+    local_address_operand,
+    operand_value,
+)
 from ptxlint.model import (
     AsmStatement,
     Edit,
@@ -86,6 +91,10 @@ state space expects:
   declaration that plainly spells automatic storage counts (a type, `const`, `volatile`,
   `alignas`; `analysis/local_storage.py`): `static`, `extern`, `__shared__`, an attribute, a
   macro on its line (which may expand to `__shared__`) or a parse error there keep it silent;
+* the address of such a local written as the operand (`"l"(&value)`, `"l"(buf)`,
+  `"l"(&buf[i])`) of a `.global` access (`cp.async.ca.shared.global [%0], [%1], 4` copying
+  from a register's stack slot): an error. A local's generic address is in the thread's local
+  window, which is no global address; a generic access (no state space) reads it correctly;
 * what `mapa.shared::cluster` wrote (another CTA's shared memory, as an address of the
   cluster's shared window), directly through a local or a helper's return value, used by a
   `.shared` or `.shared::cta` access: an error. Those read the executing CTA's own window, which
@@ -291,6 +300,9 @@ address of the file's own `__shared__` memory, and the message names both conver
                 )
             ):
                 problems.append((use, operand, where, "offset"))
+            elif use.space == "global" and is_generic_pointer(operand) and \
+                    local_address_operand(statement, operand, context.parsed):
+                problems.append((use, operand, where, "local-global"))
             elif (
                 use.space == "generic"
                 and use.instruction.opcode in NARROW_GENERIC_SHARED
@@ -359,6 +371,16 @@ address of the file's own `__shared__` memory, and the message names both conver
                     f"('{expression}'), and '{mnemonic}' expects a .{use.space} address: a "
                     "local variable lives in the thread's own memory, outside the shared "
                     "window, so the conversion is undefined; declare the variable __shared__"
+                )
+                fix = None
+                severity = Severity.ERROR
+            elif kind == "local-global":
+                message = (
+                    f"{named} is the address of a local variable ('{expression}'), and "
+                    f"'{mnemonic}' takes a .global address: a local variable lives in the "
+                    "thread's own (local) memory, whose generic addresses are no global "
+                    "addresses, so the access is undefined; read the global memory it was "
+                    "copied from, or drop the state space for a generic access"
                 )
                 fix = None
                 severity = Severity.ERROR

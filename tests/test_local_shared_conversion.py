@@ -120,3 +120,38 @@ def test_mapa_results_in_the_ctas_own_window(arrive: str) -> None:
 ])
 def test_mapa_results_in_the_cluster_window_are_silent(arrive: str) -> None:
     assert _found(_MAPA.replace("{arrive}", arrive)) == []
+
+
+_LOAD = 'asm volatile("ld{space}.f32 %0, [%1];" : "=f"(r) : "l"({value}));'
+
+
+def _load(declaration: str, value: str, space: str = ".global") -> str:
+    return (
+        "__global__ void k(const float* in, float* out) {\n"
+        f"  {declaration}\n  float r;\n"
+        f"  {_LOAD.format(space=space, value=value)}\n"
+        "  out[0] = r;\n}\n"
+    )
+
+
+@pytest.mark.parametrize(("declaration", "value"), [
+    ("float v = in[threadIdx.x];", "&v"),
+    ("float buf[4] = {};", "buf"),
+    ("float buf[4] = {};", "&buf[2]"),
+    # declared in two blocks, a local's in both (DrXuQian's two tile loops' `half value`)
+    ("for (int i = 0; i < 2; ++i) { float v = in[i]; } float v = in[0];", "&v"),
+])
+def test_a_local_variables_address_is_no_global_address(declaration: str, value: str) -> None:
+    found = _found(_load(declaration, value))
+    assert len(found) == 1 and "address of a local variable" in found[0], found
+
+
+@pytest.mark.parametrize(("declaration", "value", "space"), [
+    ("", "&in[threadIdx.x]", ".global"),  # the memory behind a parameter
+    ("float v = 0;", "&v", ""),  # a generic access reads the local window too
+    ("static float v;", "&v", ".global"),  # static storage: in the global window
+    ("float v = 0; float* p = &v;", "p", ".global"),  # through a variable: not followed here
+])
+def test_global_memory_and_generic_accesses_are_not_flagged(declaration: str, value: str,
+                                                             space: str) -> None:
+    assert _found(_load(declaration, value, space)) == []

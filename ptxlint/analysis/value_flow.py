@@ -108,7 +108,8 @@ from ptxlint.lazy_regex import on_first_use
 from ptxlint.model import AsmStatement, Operand, SourceFile
 from ptxlint.ptx.address_values import SHARED_ADDRESS_HELPERS
 
-__all__ = ["TEMPLATE_WORDS", "Value", "holds_shared_address", "operand_value"]
+__all__ = ["TEMPLATE_WORDS", "Value", "holds_shared_address", "local_address_operand",
+           "operand_value"]
 
 
 class Value(str, Enum):
@@ -557,8 +558,8 @@ class _FileFacts:
     def local_address(self, node: tree_sitter.Node, fn: _Function) -> tree_sitter.Node | None:
         """The declaration of the automatic local (``local_storage``) whose address, or an
         element's or member's of it, ``node`` is (``&bar``, ``&bars[i]``, ``&s.bar``, an
-        array's name); None for anything else or where ``fn`` declares the name more than
-        once or as a parameter."""
+        array's name); None for anything else, where ``fn`` declares the name as a parameter,
+        or where one of its declarations of it is no automatic local's."""
         while node.type == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
         array = node.type == "identifier"
@@ -585,12 +586,11 @@ class _FileFacts:
             declarator, _, declares_array = _declared(at)
             if declarator is not None and declarator.parent is not None and self._owned(at, fn):
                 found.append((declarator.parent, declares_array))
-        if len(found) != 1:
-            return None
-        declaration, declares_array = found[0]
-        if not automatic_declaration(self.parsed, declaration) or (array and not declares_array):
+        # a name declared in several blocks (two loops' `half value`) is a local's in each
+        if not found or not all(automatic_declaration(self.parsed, declaration) and (
+                declares_array or not array) for declaration, declares_array in found):
             return None  # (a scalar's name is its value, not its address)
-        return declaration
+        return found[0][0]
 
     def _returns(self, fn: _Function, depth: int, params: bool) -> Value | None:
         returns = self._returns_of(fn)
@@ -963,6 +963,20 @@ def operand_value(
     if fn is None:
         return None
     return facts.value(node, fn, 0, through_parameters)
+
+
+def local_address_operand(statement: AsmStatement, operand: Operand,
+                          parsed: object | None = None) -> bool:
+    """``operand`` is written as the address of an automatic local of its function (``&x``,
+    ``&buf[i]``, an array's name: ``local_storage``), a generic address in the thread's local
+    window; the checks ``operand_value`` makes before reading the tree apply."""
+    if statement.context.macro is not None or statement.syntax != "gnu" \
+            or statement.context.embedded_in or not operand.expression.strip():
+        return False
+    facts = _facts(statement.source, parsed if isinstance(parsed, ParsedSource) else None, None)
+    node = _expression_node(facts, operand)
+    fn = facts.function_of(node) if node is not None else None
+    return fn is not None and node is not None and facts.local_address(node, fn) is not None
 
 
 def _left_out_name(
