@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ptxlint.analysis.function_flow import FunctionFlow, steps_of_kind
-from ptxlint.analysis.store_sources import Overwrite, overwrites
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, Step, flows_of, steps_of_kind
+from ptxlint.analysis.store_sources import Overwrite, overwrites, overwritten_by_others
 from ptxlint.model import AsmStatement, Finding, Severity
 from ptxlint.ptx.protocols import BULK_STORE
 from ptxlint.rule import Rule, RuleContext
@@ -65,6 +65,14 @@ Three shapes are flagged:
   left out). The loop asked is the outermost around both that keeps the buffer one of a
   ring, from the innermost that makes one out; where it counts to a constant no greater than
   the ring's size, the index never comes back round and the rule is silent.
+
+A fourth, where the wait is there: the store is issued under a condition that splits the warp
+(`if (threadIdx.x == 0)`), and the write, after it or at the top of the loop's next turn, is
+under none, with nothing between that may order the threads (no `__syncthreads()`, barrier,
+fence or atomic, no call ptxlint cannot read). A wait completes only the bulk groups of the
+thread that runs it: in the other threads it returns at once, so they overwrite the buffer
+while the issuing thread's store may still read it (ffpa-attn's epilogue, whose fix is a
+barrier after the wait).
 
 It is silent where the count of a wait is not known (a template parameter nothing binds), where
 a commit lies in a loop the store is not in or in an `if` arm of a helper, where a call ptxlint
@@ -130,9 +138,12 @@ staging buffers, `wait_group.read STAGES - 1` before refilling the oldest one.
 """
 
     def check(self, statement: AsmStatement, context: RuleContext) -> Iterator[Finding]:
+        flows = flows_of(context)
         for flow, store in steps_of_kind(context, statement, BULK_STORE):
             found = next(overwrites(flow, store), None)
             if found is None:
+                if flows is not None:
+                    yield from self._by_others(statement, flows, flow, store)
                 continue
             write = found.write
             if write is not None:
@@ -151,3 +162,25 @@ staging buffers, `wait_group.read STAGES - 1` before refilling the oldest one.
                 f"{how} at line {line_of(flow, found.at)} writes the shared memory that the "
                 f"bulk store at {where(flow, store)} reads{turn}, "
                 f"{_between(flow, found)}: the store may still be reading it")
+
+    def _by_others(self, statement: AsmStatement, flows: FileFlows, flow: FunctionFlow,
+                   store: Step) -> Iterator[Finding]:
+        """The first write of the source by threads that did not issue the store
+        (``store_sources.overwritten_by_others``)."""
+        found = next(overwritten_by_others(flows, flow, store), None)
+        if found is None:
+            return
+        at, write, guard = found
+        if write is not None:
+            span, how = step_span(flow, write), f"`{write.instruction.mnemonic}`"
+        else:
+            name = flow.name_used_at(at) or flow.key(store, store.event.memory) or ""
+            span, how = byte_span(flow, at, at + len(name.encode())), f"`{name}`"
+        yield self.finding(
+            statement, span,
+            f"{how} at line {line_of(flow, at)} writes the shared memory that the bulk store at "
+            f"{where(flow, store)} reads, which only the lanes under `if {guard.text}` (line "
+            f"{line_of(flow, guard.node.start_byte)}) issue, and the other threads write it "
+            "with no barrier between: cp.async.bulk.wait_group waits only for the bulk groups "
+            "of the thread that runs it, so in the others it returns at once while the store "
+            "may still be reading; add __syncthreads() after the issuing thread's wait")

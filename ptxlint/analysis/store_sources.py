@@ -30,11 +30,13 @@ from typing import NamedTuple
 
 from ptxlint.analysis.buffer_regions import indexed_past
 from ptxlint.analysis.cp_async_groups import uncommitted_at
+from ptxlint.analysis.divergence import Guard, divergent_guard
 from ptxlint.analysis.flow_syntax import compact, subscripts_at
-from ptxlint.analysis.function_flow import FunctionFlow, Step
+from ptxlint.analysis.function_flow import FileFlows, FunctionFlow, Step
 from ptxlint.analysis.group_counts import left_pending
 from ptxlint.analysis.rings import comes_round
 from ptxlint.analysis.stage_links import computed_from
+from ptxlint.analysis.thread_sync import may_order_between
 from ptxlint.ptx.protocols import (
     BULK_COMMIT,
     BULK_LOAD,
@@ -44,7 +46,7 @@ from ptxlint.ptx.protocols import (
     SHARED_WRITE,
 )
 
-__all__ = ["Overwrite", "overwrites", "waits_for_groups", "writes_into"]
+__all__ = ["Overwrite", "overwrites", "overwritten_by_others", "waits_for_groups", "writes_into"]
 
 # the asm steps that write shared memory: a generic-proxy store, a copy into it
 _WRITES = frozenset({SHARED_WRITE, BULK_LOAD, COPY})
@@ -132,6 +134,41 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
             found = _next_turn(flow, store, at, order, write, inputs, counted)
         if found is not None:
             yield Overwrite(at, write, found[0], found[2], found[1], found[3])
+
+
+def overwritten_by_others(flows: FileFlows, flow: FunctionFlow, store: Step
+                          ) -> Iterator[tuple[int, Step | None, Guard]]:
+    """The writes of ``store``'s source after it (in one run through the code, or in the
+    next turn of a loop around both), by threads that did not issue it, with nothing between
+    that may order them (``thread_sync``): the store
+    is issued under a condition that splits the warp (``if (threadIdx.x == 0)``), and the
+    write is under none. A wait completes only "the prior bulk async-groups committed by the
+    executing threads": in the other threads it returns at once, so they need a barrier after
+    the issuing thread's wait. Each as (its byte, its asm step or None, the store's guard)."""
+    if not waits_for_groups(store) or not flow.once(store):
+        return
+    guard = divergent_guard(flows, flow, store.start)
+    place = flow.place(store, store.event.memory) if guard is not None else None
+    if guard is None or place is None:
+        return
+    variable, offset = place
+    inputs = computed_from(flow, store, store.event.memory).every | {variable}
+    for at, write in _writes(flow, store, variable, offset, flow.stage(store, store.event.memory)):
+        order = write.order if write is not None else -1
+        if flow.exclusive(store.start, at) or flow.lambda_at(at) != flow.lambda_at(store.start) \
+                or divergent_guard(flows, flow, at):
+            continue
+        if (store.start, store.order) < (at, order):
+            ways = [(store.start, at)]
+        else:  # in the loop's next turn: from the store round to the write
+            loop = next((loop for loop in reversed(flow.loops_at(store.start))
+                         if loop[0] <= at < loop[1]), None)
+            if loop is None or _changed(flow, inputs, *loop):
+                continue
+            ways = [(store.start, loop[1]), (loop[0], at)]
+        if any(_changed(flow, inputs, *way) or may_order_between(flow, *way) for way in ways):
+            continue
+        yield at, write, guard
 
 
 def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:

@@ -5,7 +5,8 @@ before they speak. Conservative by design: anything that may synchronise counts.
 
 from __future__ import annotations
 
-from ptxlint.analysis.flow_opaque import constructors_of
+from ptxlint.analysis.call_lookup import definitions
+from ptxlint.analysis.flow_opaque import CALL_DEPTH, constructors_of
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
 from ptxlint.analysis.toolkit_calls import toolkit_harmless
 from ptxlint.model import AsmStatement
@@ -27,20 +28,45 @@ def may_order_between(flow: FunctionFlow, start: int, end: int) -> bool:
     statement with a barrier, fence or atomic, or the declaration of an object whose class's
     constructor may do either (``function_shapes.constructions``, as the other protocol rules
     count one that may take their step)."""
-    if any(start < call_start < end and _may_order(name)
-           for call_start, _, name, _ in flow.calls):
+    owner = flow.owner
+    if any(start < at < end and _call_may_order(owner, flow, name, at, stop, form, CALL_DEPTH)
+           for at, stop, name, _, form in flow.raw_calls):
         return True
     to_byte = flow.parsed.to_byte
     if any(start < to_byte(statement.span.start) < end and _orders(statement)
            for statement in flow.statements):
         return True
-    owner = flow.owner
     return owner is not None and any(start < at < end and _constructor_may_order(owner, klass)
                                      for at, klass in flow.constructions)
 
 
 def _may_order(name: str) -> bool:
     return name in _SYNCHRONISING or not toolkit_harmless(name, True)
+
+
+def _call_may_order(files: FileFlows | None, caller: FunctionFlow, name: str, at: int, end: int,
+                    form: str, depth: int) -> bool:
+    """A call may synchronise: a toolkit call that does, or one of a function ptxlint cannot
+    read; a helper the file or its project headers define may only where its body holds an
+    asm statement that may or a call that may, ``depth`` calls deep (a TMA store's commit and
+    wait helpers order nothing for the other threads)."""
+    if name in _SYNCHRONISING:
+        return True
+    if files is None or toolkit_harmless(name, True):
+        return not toolkit_harmless(name, True)
+    defined = definitions(files, name, caller, form, klass=files.class_of(caller, name, at, end,
+                                                                          form))
+    if not defined or depth == 0:
+        return True
+    for helper in defined:
+        owner = helper.owner or files
+        owner.structured(helper)
+        if helper.unreadable or any(_orders(statement) for statement in helper.statements) \
+                or any(_call_may_order(owner, helper, callee, start, stop, how, depth - 1)
+                       for start, stop, callee, _, how in helper.raw_calls) \
+                or any(_constructor_may_order(owner, klass) for _, klass in helper.constructions):
+            return True
+    return False
 
 
 def _orders(statement: AsmStatement) -> bool:
