@@ -62,9 +62,13 @@ Flags the member mask of a `.sync` warp collective (`shfl.sync`, `vote.sync`, `m
   `return`); under `if` arms and past early returns whose conditions test the lane alone
   (`lane < 16`, `threadIdx.x % 32 >= 8`, `%laneid`, a lane helper, `lane & 1`, joined by `!`,
   `&&`, `||`), the lanes they admit reach it, the same in every warp: `if (lane < 16)` around
-  a mask of `0xffff0000` runs lanes 0-15 outside it. A condition on anything else (data, a
-  parameter, the warp index, `threadIdx.x < 16`, which admits lanes 0-15 of warp 0 and no
-  lane of the others) leaves the rule silent.
+  a mask of `0xffff0000` runs lanes 0-15 outside it. A loop whose condition is the same in
+  every lane (a counter that starts and steps alike in all of them, `for (int d = 1; d < 16;
+  d *= 2)`, against a kernel parameter or a constant) and whose body spells no `break`,
+  `continue`, `return` or `goto` is run, turn by turn, by every lane that enters it (cuSZ's
+  scan ran `__shfl_up_sync(0xf, ...)` over a full warp in such a loop). A condition on
+  anything else (data, a parameter, the warp index, `threadIdx.x < 16`, which admits lanes
+  0-15 of warp 0 and no lane of the others) leaves the rule silent.
 
 * a mask that is the data the instruction works on: `shfl.sync`, `match.sync` or
   `redux.sync` whose member mask is bound to the same C++ expression as its source `a` (the

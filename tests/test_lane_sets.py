@@ -54,7 +54,14 @@ def _lanes(body: str, before: str = "", kernel: bool = True) -> tuple[str, str] 
     (LANE + "if (lane < n) { P; }", None),  # a parameter
     (LANE + "if (lane - 4 < 8) { P; }", None),  # negative in lanes 0-3: signedness decides
     ("int lane = threadIdx.x & 31; lane += 1; if (lane < 8) { P; }", None),  # defined twice
-    ("for (int i = 0; i < n; ++i) { if ((threadIdx.x & 31) < 8) { P; } }", None),
+    # a loop every lane runs alike: its counter starts and steps the same in every lane
+    ("for (int i = 0; i < n; ++i) { if ((threadIdx.x & 31) < 8) { P; } }", "0-7"),
+    ("for (int d = 1; d < 16; d *= 2) { P; }", "0-31"),
+    ("for (int i = 0; i < (threadIdx.x & 31); ++i) { P; }", None),  # a lane's own count
+    ("for (int i = 0; i < n; ++i) { if (in[i] > 0) break; P; }", None),  # a way out
+    ("for (int i = 0; i < n; ++i) { i += threadIdx.x & 1; P; }", None),  # stepped in the body
+    ("for (int i = threadIdx.x; i < n; i += 32) { P; }", None),  # starts per thread
+    ("while (in[threadIdx.x] > 0) { P; }", None),
     ("if ((threadIdx.x & 31) < 8) { if (n > 3) return; P; }", None),
     (LANE + "if (lane < 8) { if (lane > 3) { if (n) { return; } } }\nP;", None),
     ("goto end; end: P;", None),

@@ -116,6 +116,11 @@ class Classifier:
 
     # ------------------------------------------------------------------ values
 
+    def assume(self, name: str, kind: Kind) -> None:
+        """Read the local ``name`` as ``kind`` (a loop's counter the caller has shown to be
+        the same in every lane), whatever its definitions say."""
+        self._memo[name] = kind
+
     def value(self, node: Node | None, depth: int = 0) -> Kind:
         if node is None or depth > _DEPTH:
             return Kind.UNKNOWN

@@ -16,8 +16,9 @@ one), of its low bits (``threadIdx.x % 4``, ``lane & 1``) and of arithmetic on t
 constants, joined by ``!``, ``&&``, ``||`` and ``?:``, through locals defined once. A
 comparison of ``threadIdx.x`` itself (``threadIdx.x < 16``: lanes 0-15 of warp 0, no lane of
 the others) or of the warp index is no one set for every warp, and data, parameters and
-unknown calls are not the lane's: any of these on the way, a loop, ``switch``, lambda or label
-around the point, or a way out before it other than those early returns (a ``goto``, asm
+unknown calls are not the lane's: any of these on the way, a loop whose condition may differ
+between lanes or whose body may leave it early (``_uniform_loop``), a ``switch``, lambda or
+label around the point, or a way out before it other than those early returns (a ``goto``, asm
 ``ret``/``exit``/``trap``, a ``return`` under another condition) answers ``None``. A linter
 that cries wolf is switched off: where in doubt, the answer is unknown.
 """
@@ -120,7 +121,7 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
     if not flow.kernel:
         return None  # a helper's callers may run it in part of a warp
     body = flow.node if flow.recovered else flow.node.child_by_field_name("body")
-    if body is None or not body.start_byte <= byte < body.end_byte or flow.loops_at(byte):
+    if body is None or not body.start_byte <= byte < body.end_byte:
         return None
     node: Node | None = body.descendant_for_byte_range(byte, byte + 1)
     while node is not None and node != body:
@@ -131,8 +132,11 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
             if node not in (parent.child_by_field_name("consequence"),
                             parent.child_by_field_name("alternative")):
                 return None
+        elif parent.type in _LOOPS:
+            if not _uniform_loop(flows, flow, parent, node):
+                return None
         elif parent != body and parent.type not in _PLAIN:
-            return None  # a loop, switch, lambda, label, try: who is there is not read
+            return None  # a switch, lambda, label, try: who is there is not read
         node = parent
     conditions = list(conditions_before(flow, byte))
     data = flow.parsed.data
@@ -165,6 +169,63 @@ def _reaching(flows: FileFlows, flow: FunctionFlow, byte: int) -> LaneSets | Non
             exited |= here & admitted
             here &= ~admitted
     return LaneSets(here & FULL_MASK, exited & FULL_MASK) if here & FULL_MASK else None
+
+
+def _uniform_loop(flows: FileFlows, flow: FunctionFlow, loop: Node, part: Node) -> bool:
+    """Every lane that enters ``loop`` runs each of its turns' ``part`` (its body) together:
+    the loop's condition is the same in every lane (``for (int d = 1; d < 16; d *= 2)``), and
+    nothing in the body spells a way out or a skip (``break``, ``continue``, ``return``,
+    ``goto``, an asm ``exit``; a word is enough) that could leave some lanes behind."""
+    if part != loop.child_by_field_name("body"):
+        return False  # the condition or the update: evaluated, not a statement that runs
+    condition = loop.child_by_field_name("condition")
+    classifier = Classifier(flows, flow)
+    for name in _counters(classifier, flow, loop):
+        classifier.assume(name, Kind.UNIFORM)
+    if condition is None or classifier.condition(condition) is not Kind.UNIFORM:
+        return False
+    data = flow.parsed.data
+    return not (_LEAVES().search(data, part.start_byte, part.end_byte)
+                or _SKIPS().search(data, part.start_byte, part.end_byte))
+
+
+_LOOPS = frozenset({"for_statement", "while_statement", "do_statement"})
+
+
+def _counters(classifier: Classifier, flow: FunctionFlow, loop: Node) -> list[str]:
+    """The counters of a ``for`` loop that every lane holds alike: declared in its
+    initializer with a value the same in every lane, and written nowhere but its update
+    (``for (int d = 1; d < 16; d *= 2)``), which reads nothing else that varies and calls
+    nothing. By induction each turn starts with the same value in every lane."""
+    init, update = (loop.child_by_field_name(part) for part in ("initializer", "update"))
+    if loop.type != "for_statement" or init is None or init.type != "declaration" \
+            or update is None or any(n.type == "call_expression" for n in _walk(update)):
+        return []
+    names: list[str] = []
+    for declarator in init.children_by_field_name("declarator"):
+        spelled, value = declarator.child_by_field_name("declarator"), \
+            declarator.child_by_field_name("value")
+        if declarator.type != "init_declarator" or spelled is None \
+                or spelled.type != "identifier" or classifier.value(value) is not Kind.UNIFORM:
+            return []
+        names.append(flow.text(spelled))
+    read = classifier.flows.structured(flow)  # its uses are read with its body
+    for name in names:
+        if any(how not in ("read", "declare", "initialise") and not (
+                update.start_byte <= at < update.end_byte) for at, how, _ in read.uses_of(name)):
+            return []  # written in the body too
+    others = [n for n in _walk(update) if n.type == "identifier" and flow.text(n) not in names]
+    return names if all(classifier.value(n) is Kind.UNIFORM for n in others) else []
+
+
+def _walk(node: Node) -> list[Node]:
+    found: list[Node] = []
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        found.append(here)
+        stack.extend(here.named_children)
+    return found
 
 
 def whole_block_reaches(flow: FunctionFlow, block: Node, byte: int) -> bool:
