@@ -19,6 +19,9 @@ NOT_LOADED = (
     "ptxlint.lsp",  # only for `ptxlint lsp` (or a parser of every command)
     "pkgutil",  # the built-in rules are found by listing their folder
     "shlex",  # compile_db's
+    # the cross-statement flows: only for a statement with a protocol step, or a build
+    # target's shortfall under --arch (PTX401's if constexpr arms)
+    "ptxlint.analysis.function_flow",
 )
 
 

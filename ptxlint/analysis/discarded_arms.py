@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ptxlint.analysis.function_flow import flows_of
 from ptxlint.model import AsmStatement
 
 __all__ = ["ConstexprArms", "constexpr_arms", "is_constexpr_if"]
@@ -61,6 +60,10 @@ def constexpr_arms(statement: AsmStatement, context: object) -> ConstexprArms:
     statement's place is not read."""
     if statement.syntax != "gnu" or statement.context.macro is not None:
         return _UNREAD
+    # here, not at the top: PTX401 imports this module on every run, and the flows' modules
+    # are 7 ms of a small file's start-up that only a build target's shortfall needs
+    from ptxlint.analysis.function_flow import flows_of
+
     flows = flows_of(context)
     function = flows.function_holding(statement) if flows is not None else None
     if flows is None or function is None or function.recovered:
