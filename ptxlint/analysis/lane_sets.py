@@ -40,6 +40,7 @@ from ptxlint.analysis.divergence import (
 )
 from ptxlint.analysis.flow_syntax import function_name
 from ptxlint.analysis.function_flow import FileFlows, FunctionFlow
+from ptxlint.frontends.syntax_tree import nodes_of_kinds
 from ptxlint.lazy_regex import on_first_use
 from ptxlint.value_class import value_class
 
@@ -199,7 +200,10 @@ def _counters(classifier: Classifier, flow: FunctionFlow, loop: Node) -> list[st
     nothing. By induction each turn starts with the same value in every lane."""
     init, update = (loop.child_by_field_name(part) for part in ("initializer", "update"))
     if loop.type != "for_statement" or init is None or init.type != "declaration" \
-            or update is None or any(n.type == "call_expression" for n in _walk(update)):
+            or update is None:
+        return []
+    inside = nodes_of_kinds(update, _UPDATE_KINDS)
+    if inside.get("call_expression"):
         return []
     names: list[str] = []
     for declarator in init.children_by_field_name("declarator"):
@@ -214,18 +218,11 @@ def _counters(classifier: Classifier, flow: FunctionFlow, loop: Node) -> list[st
         if any(how not in ("read", "declare", "initialise") and not (
                 update.start_byte <= at < update.end_byte) for at, how, _ in read.uses_of(name)):
             return []  # written in the body too
-    others = [n for n in _walk(update) if n.type == "identifier" and flow.text(n) not in names]
+    others = [n for n in inside.get("identifier", ()) if flow.text(n) not in names]
     return names if all(classifier.value(n) is Kind.UNIFORM for n in others) else []
 
 
-def _walk(node: Node) -> list[Node]:
-    found: list[Node] = []
-    stack = [node]
-    while stack:
-        here = stack.pop()
-        found.append(here)
-        stack.extend(here.named_children)
-    return found
+_UPDATE_KINDS = frozenset({"call_expression", "identifier"})
 
 
 def whole_block_reaches(flow: FunctionFlow, block: Node, byte: int) -> bool:

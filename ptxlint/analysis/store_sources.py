@@ -140,11 +140,11 @@ def overwritten_by_others(flows: FileFlows, flow: FunctionFlow, store: Step
                           ) -> Iterator[tuple[int, Step | None, Guard]]:
     """The writes of ``store``'s source after it (in one run through the code, or in the
     next turn of a loop around both), by threads that did not issue it, with nothing between
-    that may order them (``thread_sync``): the store
-    is issued under a condition that splits the warp (``if (threadIdx.x == 0)``), and the
-    write is under none. A wait completes only "the prior bulk async-groups committed by the
-    executing threads": in the other threads it returns at once, so they need a barrier after
-    the issuing thread's wait. Each as (its byte, its asm step or None, the store's guard)."""
+    that may order them (``thread_sync``): the store is issued under a condition that splits
+    the warp (``if (threadIdx.x == 0)``), and the write is under none. A wait completes only
+    "the prior bulk async-groups committed by the executing threads": in the other threads it
+    returns at once, so they need a barrier after the issuing thread's wait. Each as (its
+    byte, its asm step or None, the store's guard)."""
     if not waits_for_groups(store) or not flow.once(store):
         return
     guard = divergent_guard(flows, flow, store.start)

@@ -23,11 +23,11 @@ _ORDERING = frozenset({"bar", "barrier", "fence", "membar", "atom", "red"})
 
 
 def may_order_between(flow: FunctionFlow, start: int, end: int) -> bool:
-    """Something between bytes ``start`` and ``end`` may synchronise the threads: a call that is
-    not a toolkit function known to take no step (or one that synchronises), an asm
-    statement with a barrier, fence or atomic, or the declaration of an object whose class's
-    constructor may do either (``function_shapes.constructions``, as the other protocol rules
-    count one that may take their step)."""
+    """Something between bytes ``start`` and ``end`` may synchronise the threads: a call that
+    may (``_call_may_order``), an asm statement with a barrier, fence or atomic, or the
+    declaration of an object whose class's constructor may do either
+    (``function_shapes.constructions``, as the other protocol rules count one that may take
+    their step)."""
     owner = flow.owner
     if any(start < at < end and _call_may_order(owner, flow, name, at, stop, form, CALL_DEPTH)
            for at, stop, name, _, form in flow.raw_calls):
@@ -52,8 +52,10 @@ def _call_may_order(files: FileFlows | None, caller: FunctionFlow, name: str, at
     wait helpers order nothing for the other threads)."""
     if name in _SYNCHRONISING:
         return True
-    if files is None or toolkit_harmless(name, True):
-        return not toolkit_harmless(name, True)
+    if toolkit_harmless(name, True):
+        return False
+    if files is None:
+        return True
     defined = definitions(files, name, caller, form, klass=files.class_of(caller, name, at, end,
                                                                           form))
     if not defined or depth == 0:

@@ -946,12 +946,7 @@ def operand_value(
     has it (``RuleContext.parsed``), so that the file is not parsed twice; ``file_statements``
     the file's linted statements (``RuleContext.file_statements``), read only where the file's
     own making of shared-window pointers is asked (``makes_shared_pointers``)."""
-    if (
-        statement.context.macro is not None
-        or statement.syntax != "gnu"
-        or statement.context.embedded_in  # C++ inside a Python string: no C++ tree of the file
-        or not operand.expression.strip()
-    ):
+    if not _readable(statement, operand):
         return None
     facts = _facts(
         statement.source, parsed if isinstance(parsed, ParsedSource) else None, file_statements
@@ -969,14 +964,20 @@ def local_address_operand(statement: AsmStatement, operand: Operand,
                           parsed: object | None = None) -> bool:
     """``operand`` is written as the address of an automatic local of its function (``&x``,
     ``&buf[i]``, an array's name: ``local_storage``), a generic address in the thread's local
-    window; the checks ``operand_value`` makes before reading the tree apply."""
-    if statement.context.macro is not None or statement.syntax != "gnu" \
-            or statement.context.embedded_in or not operand.expression.strip():
+    window."""
+    if not _readable(statement, operand):
         return False
     facts = _facts(statement.source, parsed if isinstance(parsed, ParsedSource) else None, None)
     node = _expression_node(facts, operand)
     fn = facts.function_of(node) if node is not None else None
     return fn is not None and node is not None and facts.local_address(node, fn) is not None
+
+
+def _readable(statement: AsmStatement, operand: Operand) -> bool:
+    """The operand's expression can be read in the file's C++ tree: the statement is written
+    in a function of the file (not a macro's body, nor C++ inside a Python string)."""
+    return (statement.context.macro is None and statement.syntax == "gnu"
+            and not statement.context.embedded_in and bool(operand.expression.strip()))
 
 
 def _left_out_name(
