@@ -242,8 +242,7 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
                 failed.add(key)
                 source = context.targets_from or "--arch"
                 if chosen:
-                    source += (f"; each {_choices(certain, bool(arms.conditions))} holds such "
-                               "an instruction")
+                    source += _choices(certain, bool(arms.conditions))
                 yield instruction, need, self._found(
                     statement, instruction, f"{problem}{_why(statement, instruction, need)}",
                     target, source
@@ -268,12 +267,15 @@ asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g));
 
 
 def _choices(certain: bool, arms: bool) -> str:
-    """What the build chooses among, for a statement judged only because every choice fails."""
+    """Why a statement under a choice is judged: every choice fails. An ``if constexpr`` with
+    no ``else`` (or one of only ``static_assert``s) offers no code in the statement's place,
+    so its arms are said to offer none that builds, not to hold the instruction each."""
     if certain:
-        return "arm of the if constexpr an instantiation may keep"
+        return "; the if constexpr around it offers no arm that builds in its place"
     if arms:
-        return "branch of the #if guards and arm of the if constexpr a build may take"
-    return "branch of the #if guards the build may take"
+        return ("; neither the #if guards nor the if constexpr around it offer a branch that "
+                "builds in its place")
+    return "; each branch of the #if guards the build may take holds such an instruction"
 
 
 # a failing statement's undecided guards and if constexpr arms, and the function whose arms
