@@ -309,7 +309,9 @@ def test_a_file_that_spells_no_lane_varying_word_cannot_split_a_warp(condition: 
     ("goto done; done:", "{}", False),
     ('asm volatile("exit;");', "{}", False),
     ("", "if (n > 0) {}", False),  # an if arm: who takes it is not read
-    ("", "for (int i = 0; i < n; ++i) {}", False),
+    ("", "for (int i = 0; i < n; ++i) {}", True),  # a loop every lane runs alike
+    ("", "for (int i = 0; i < n; ++i) { if (out[i]) break; {} }", False),  # some may leave
+    ("", "for (int i = threadIdx.x; i < n; i += 32) {}", False),  # a per-thread count
     ("", "switch (n) { case 0: {} }", False),
     ("", "auto f = [&]() {}; ", False),  # in a lambda: called by whom is not known
 ])
