@@ -15,6 +15,7 @@ from ptxlint.ptx.targets import (
     Target,
     available,
     built_since,
+    condition_asked,
     every_build_compiles_one,
 )
 from ptxlint.rule import Rule, RuleContext, first_of_each
@@ -311,7 +312,7 @@ def _every_branch_fails(context: RuleContext, target: Target, function: int | No
             branches.append((undecided + arms.conditions, holder))
         # an arm that offers no alternative counts where its if chooses among failing arms
         # (not an unrelated `if constexpr (...) { static_assert(...); }` of the function)
-        asked = {condition.strip("!()") for chain, _ in branches for condition in chain}
+        asked = {condition_asked(condition) for chain, _ in branches for condition in chain}
         branches += ((chain, holder) for holder, arms_of in refusing.items()
                      for condition, chain in arms_of if condition in asked)
         known = _BRANCHES[(id(statements), target)] = (statements, branches, {})

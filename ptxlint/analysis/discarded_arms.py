@@ -70,10 +70,10 @@ def constexpr_arms(statement: AsmStatement, context: object) -> ConstexprArms:
         return _UNREAD
     ifs = [(node, then, other) for node, _, then, other in flows.structured(function).ifs
            if is_constexpr_if(node)]
-    refusing = [(f"constexpr@{node.start_byte}", _conditions_at(ifs, arm.start_byte))
+    refusing = [(_answer(node, True), _conditions_at(ifs, arm.start_byte))
                 for node, _, _ in ifs for arm in _arms(node) if _no_alternative(arm)]
-    refusing += [(f"constexpr@{node.start_byte}", (*_conditions_at(ifs, node.start_byte),
-                                                    f"!(constexpr@{node.start_byte})"))
+    refusing += [(_answer(node, True), (*_conditions_at(ifs, node.start_byte),
+                                        _answer(node, False)))
                  for node, _, other in ifs if other is None]
     return ConstexprArms(function.start,
                          _conditions_at(ifs, flows.parsed.to_byte(statement.span.start)),
@@ -86,10 +86,15 @@ def _conditions_at(ifs: list[tuple[Node, tuple[int, int], tuple[int, int] | None
     arms: list[tuple[int, str]] = []
     for node, then, other in ifs:
         if then[0] <= byte < then[1]:
-            arms.append((node.start_byte, f"constexpr@{node.start_byte}"))
+            arms.append((node.start_byte, _answer(node, True)))
         elif other is not None and other[0] <= byte < other[1]:
-            arms.append((node.start_byte, f"!(constexpr@{node.start_byte})"))
+            arms.append((node.start_byte, _answer(node, False)))
     return tuple(arm for _, arm in sorted(arms))
+
+
+def _answer(node: Node, kept: bool) -> str:
+    """The condition that keeps the ``if``'s arm (``kept``) or its ``else``, as a guard reads."""
+    return f"constexpr@{node.start_byte}" if kept else f"!(constexpr@{node.start_byte})"
 
 
 def _arms(node: Node) -> list[Node]:

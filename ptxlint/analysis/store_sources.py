@@ -109,16 +109,11 @@ def overwrites(flow: FunctionFlow, store: Step, counted: Counted | None = None
     if not flow.once(store):
         yield from _through_call(flow, store)
         return
-    memory = store.event.memory
-    place = flow.place(store, memory)
-    if place is None:
+    source = _source(flow, store)
+    if source is None:
         return
-    variable, offset = place
-    stage = flow.stage(store, memory)
-    inputs = computed_from(flow, store, memory).every | {variable}
-    for at, write in _writes(flow, store, variable, offset, stage):
-        if flow.exclusive(store.start, at) or flow.lambda_at(at) != flow.lambda_at(store.start):
-            continue
+    place, inputs, writes = source
+    for at, write in writes:
         if write is not None and _helpers_own(write):
             continue
         order = write.order if write is not None else -1
@@ -148,15 +143,13 @@ def overwritten_by_others(flows: FileFlows, flow: FunctionFlow, store: Step
     if not waits_for_groups(store) or not flow.once(store):
         return
     guard = divergent_guard(flows, flow, store.start)
-    place = flow.place(store, store.event.memory) if guard is not None else None
-    if guard is None or place is None:
+    source = _source(flow, store) if guard is not None else None
+    if guard is None or source is None:
         return
-    variable, offset = place
-    inputs = computed_from(flow, store, store.event.memory).every | {variable}
-    for at, write in _writes(flow, store, variable, offset, flow.stage(store, store.event.memory)):
+    _, inputs, writes = source
+    for at, write in writes:
         order = write.order if write is not None else -1
-        if flow.exclusive(store.start, at) or flow.lambda_at(at) != flow.lambda_at(store.start) \
-                or divergent_guard(flows, flow, at):
+        if divergent_guard(flows, flow, at):
             continue
         if (store.start, store.order) < (at, order):
             ways = [(store.start, at)]
@@ -169,6 +162,24 @@ def overwritten_by_others(flows: FileFlows, flow: FunctionFlow, store: Step
         if any(_changed(flow, inputs, *way) or may_order_between(flow, *way) for way in ways):
             continue
         yield at, write, guard
+
+
+def _source(flow: FunctionFlow, store: Step
+            ) -> tuple[tuple[str, str], frozenset[str], list[tuple[int, Step | None]]] | None:
+    """The store's source as a place, the names its address is computed from, and the writes
+    of that place that one run may reach with the store (not in the other arm of an ``if``,
+    nor in another lambda); None where the source cannot be named."""
+    memory = store.event.memory
+    place = flow.place(store, memory)
+    if place is None:
+        return None
+    variable, offset = place
+    inputs = computed_from(flow, store, memory).every | {variable}
+    writes = [(at, write) for at, write in _writes(flow, store, variable, offset,
+                                                    flow.stage(store, memory))
+              if not flow.exclusive(store.start, at)
+              and flow.lambda_at(at) == flow.lambda_at(store.start)]
+    return place, inputs, writes
 
 
 def _through_call(flow: FunctionFlow, store: Step) -> Iterator[Overwrite]:

@@ -41,6 +41,7 @@ __all__ = [
     "compiled_for",
     "compiled_for_host",
     "conjuncts",
+    "condition_asked",
     "every_build_compiles_one",
     "exclusive_guards",
     "excluded_by_errors",
@@ -296,6 +297,12 @@ def exclusive_guards(first: Sequence[str], second: Sequence[str]) -> bool:
     answers = dict(_polarity(guard) for guard in first)
     return any(answers.get(atom, holds) is not holds
                for atom, holds in map(_polarity, second))
+
+
+def condition_asked(guard: str) -> str:
+    """What a condition asks, whichever answer it holds for: ``c`` of ``!(c)`` and of ``c``
+    (as :func:`every_build_compiles_one` reads it)."""
+    return _polarity(guard)[0]
 
 
 def _polarity(guard: str) -> tuple[str, bool]:
